@@ -1,0 +1,201 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) pep493.https contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Safe file handling shared by every module of the collection.
+
+- ``resolve_path``: where a managed path really is, under an optional ``root``, refusing
+  symlinks (unless ``follow``) and anything that would lead outside ``root``.
+- ``read_bytes``: the current content, or None when missing, with clear errors.
+- ``write_atomic``: temp file in the destination folder, re-read and checked, then
+  ``atomic_move``; the old file is untouched when any step fails.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import errno
+import os
+import stat
+import tempfile
+
+
+class SafeFileError(Exception):
+    """A path or file problem, with a message meant for the operator."""
+
+
+def _join_under(root, path):
+    if not path.startswith('/'):
+        raise SafeFileError('path %r must be absolute' % path)
+    return os.path.join(root, path.lstrip('/')) if root else path
+
+
+def _is_within(path, root):
+    root = root.rstrip('/') or '/'
+    return root == '/' or path == root or path.startswith(root + '/')
+
+
+def resolve_path(path, root=None, follow=False):
+    """Return the real path that ``path`` names, treating ``root`` (if any) as ``/``.
+
+    The file itself and its folder must not be symbolic links unless ``follow`` is true.
+    Under ``root`` a link anywhere on the way that resolves outside ``root`` is refused
+    whatever ``follow`` says, so a build tree cannot redirect a write onto the host.
+    Components that do not exist yet are fine (they will be created).
+    """
+    real_root = os.path.realpath(root) if root else '/'
+    if root and not os.path.isdir(real_root):
+        raise SafeFileError('root %r is not a directory' % root)
+    wanted = _join_under(real_root if root else None, os.path.normpath(path))
+    parts = os.path.relpath(wanted, real_root).split(os.sep) if root else wanted.strip('/').split('/')
+    current = real_root
+    last = len(parts) - 1
+    for index, part in enumerate(parts):
+        if part in ('', '.'):
+            continue
+        candidate = os.path.join(current, part)
+        try:
+            info = os.lstat(candidate)
+        except OSError as exc:
+            if exc.errno in (errno.ENOENT, errno.ENOTDIR):
+                return os.path.join(candidate, *parts[index + 1:]) if index < last else candidate
+            raise SafeFileError('cannot inspect %s: %s' % (candidate, exc.strerror))
+        if stat.S_ISLNK(info.st_mode):
+            target = os.path.realpath(candidate)
+            if root and not _is_within(target, real_root):
+                raise SafeFileError(
+                    '%s is a symbolic link to %s, outside root %s: refused' % (candidate, os.readlink(candidate), root))
+            if index >= last - 1 and not follow:
+                what = 'the file' if index == last else 'its folder'
+                raise SafeFileError(
+                    '%s (%s) is a symbolic link to %s: refused; set follow=true to write to the link target'
+                    % (candidate, what, os.readlink(candidate)))
+            current = target
+        else:
+            current = candidate
+    return current
+
+
+def read_bytes(path):
+    """Content of ``path`` as bytes, or None when it does not exist."""
+    try:
+        with open(path, 'rb') as handle:
+            return handle.read()
+    except (IOError, OSError) as exc:
+        if exc.errno == errno.ENOENT:
+            return None
+        if exc.errno == errno.EISDIR:
+            raise SafeFileError('%s is a directory, not a file' % path)
+        if exc.errno == errno.EACCES:
+            raise SafeFileError('cannot read %s: permission denied' % path)
+        raise SafeFileError('cannot read %s: %s' % (path, exc.strerror or exc))
+
+
+def make_dirs(module, path, mode=0o755):
+    """Create the missing folders of ``path`` (not in check mode). Returns those created."""
+    missing = []
+    current = path
+    while not os.path.exists(current):
+        missing.append(current)
+        parent = os.path.dirname(current)
+        if parent == current:
+            break
+        current = parent
+    if not os.path.isdir(current):
+        raise SafeFileError('%s is not a directory' % current)
+    created = list(reversed(missing))
+    if module.check_mode:
+        return created
+    for folder in created:
+        try:
+            os.mkdir(folder, mode)
+            os.chmod(folder, mode)
+        except OSError as exc:
+            raise SafeFileError('cannot create folder %s: %s' % (folder, exc.strerror))
+    return created
+
+
+def write_atomic(module, dest, content, check=None, mode=None):
+    """Replace ``dest`` with ``content`` through a checked temp file in the same folder.
+
+    ``check(content_read_back)`` returns None when good, or a message; a bad read-back
+    aborts the write. ``mode`` applies to a new file (an existing file keeps its own).
+    Raises SafeFileError; the destination is never left half-written.
+    """
+    folder = os.path.dirname(dest)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix='.%s.' % os.path.basename(dest), suffix='.tmp', dir=folder)
+    except (IOError, OSError) as exc:
+        raise SafeFileError('cannot create a temporary file in %s: %s' % (folder, exc.strerror or exc))
+    module.add_cleanup_file(tmp)
+    try:
+        try:
+            _write_all(fd, content)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        with open(tmp, 'rb') as handle:
+            written = handle.read()
+        if written != content:
+            raise SafeFileError('read-back of %s differs from what was written' % tmp)
+        problem = check(written) if check else None
+        if problem:
+            raise SafeFileError('refusing to install %s: %s' % (dest, problem))
+        if mode is not None and not os.path.exists(dest):
+            os.chmod(tmp, mode)
+    except (IOError, OSError) as exc:
+        _remove(tmp)
+        raise SafeFileError('cannot write %s: %s' % (dest, exc.strerror or exc))
+    except SafeFileError:
+        _remove(tmp)
+        raise
+    module.atomic_move(tmp, dest, unsafe_writes=module.params.get('unsafe_writes', False))
+    _fsync_dir(folder)
+
+
+def _write_all(fd, content):
+    view = memoryview(content)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
+
+
+def _remove(path):
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+def _fsync_dir(folder):
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def backup(module, path):
+    """A timestamped copy beside ``path`` (not in check mode); returns its name or None."""
+    if module.check_mode or not os.path.exists(path):
+        return None
+    return module.backup_local(path)
+
+
+def file_args_for(module, path, default_mode=None, exists=True):
+    """The common file arguments for ``path``; a new file gets ``default_mode``."""
+    file_args = module.load_file_common_arguments(module.params, path=path)
+    if file_args.get('mode') is None and not exists and default_mode is not None:
+        file_args['mode'] = default_mode
+    return file_args
+
+
+def text_for_diff(data):
+    if data is None:
+        return ''
+    return data.decode('utf-8', 'replace')

@@ -1,0 +1,320 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: (c) pep493.https contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r'''
+---
+module: cert_verification
+short_description: Manage PEP 493's host-wide /etc/python/cert-verification.cfg
+version_added: 0.1.0
+description:
+  - Sets the C(verify) option of the C([https]) section of C(/etc/python/cert-verification.cfg),
+    the file with which RHEL/CentOS 7's system Python 2.7.5 decides, at C(import ssl), whether
+    C(urllib2), C(httplib) and C(xmlrpclib) verify HTTPS certificates by default (PEP 493).
+  - Reads the file exactly as RHEL 7's Python does (Python 2.7 C(RawConfigParser)): option names
+    are lower-cased, section names and values are case-sensitive, C( ;) starts an inline comment
+    but C(#) does not, the last C([https]) section and the last C(verify) key win, and a missing
+    or unknown value means C(platform_default).
+  - Writes only what RHEL 7 reads back as requested. Every other line (comments, other sections,
+    other keys, blank lines) is kept byte for byte, with the file's own line endings and bytes.
+  - A malformed file (text before any section header, or a line that is neither a section, an
+    option, a comment nor blank) makes C(import ssl) raise on RHEL 7. The module refuses it and
+    changes nothing, or comments the offending lines out with O(repair=true).
+  - A new file gets mode C(0644) unless O(mode) is set; an existing file keeps its own mode, owner and group
+    unless they are set.
+  - Writes go to a temporary file in the same folder, are read back and re-parsed, then moved into
+    place atomically; a failure at any step leaves the old file untouched.
+  - Only RHEL/CentOS 7's system C(python) (and Red Hat SCL python27, at its own path) reads this
+    file. No Python 3 reads it. The module probes the host's interpreters and warns when none reads
+    the file it wrote.
+author:
+  - pep493.https maintainers
+options:
+  verify:
+    description:
+      - The value to put in effect. C(enable) verifies certificates by default, C(disable) turns
+        verification off for every Python 2 program on the host that reads this file (insecure;
+        the module warns), C(platform_default) leaves the choice to the Python build (on RHEL 7:
+        verification from python-2.7.5-51 on, none before).
+      - Required with O(state=present); not allowed with O(state=absent).
+    type: str
+    choices: [enable, disable, platform_default]
+  state:
+    description:
+      - V(present) makes the file say C(verify=<verify>) in C([https]).
+      - V(absent) removes every C(verify) option that is in effect (in C([https]), and in
+        C([DEFAULT]) when an C([https]) section exists), so that RHEL 7 falls back to
+        C(platform_default). The file itself and all other content stay.
+    type: str
+    choices: [present, absent]
+    default: present
+  path:
+    description:
+      - The file to manage. Red Hat SCL python27 reads C(/opt/rh/python27/root/etc/python/cert-verification.cfg).
+    type: path
+    default: /etc/python/cert-verification.cfg
+  root:
+    description:
+      - A directory treated as C(/) for O(path) (image builds, chroots, tests).
+      - A symbolic link under O(root) that resolves outside it is always refused.
+      - Interpreters are not probed under O(root).
+    type: path
+  create:
+    description:
+      - Create the file, and its folder (mode 0755), when missing. With V(false) a missing file is an error.
+      - A new file gets a short comment header describing the three values, then C([https]) and C(verify=...).
+    type: bool
+    default: true
+  backup:
+    description:
+      - Keep a timestamped copy of the previous file beside it when the file changes.
+    type: bool
+    default: false
+  repair:
+    description:
+      - When the existing file is malformed, comment each offending line out (its text is kept behind
+        C(#)) instead of failing. A backup of the malformed file is always kept first.
+    type: bool
+    default: false
+  follow:
+    description:
+      - The file or its folder being a symbolic link is an error by default. With V(true) the link is
+        followed and its target written (never outside O(root)).
+    type: bool
+    default: false
+extends_documentation_fragment:
+  - ansible.builtin.files
+attributes:
+  check_mode:
+    support: full
+  diff_mode:
+    support: full
+  platform:
+    support: full
+    platforms: posix
+notes:
+  - The file is read when a Python process first imports C(ssl); running processes keep the value they read.
+  - A process started with C(PYTHONHTTPSVERIFY) set follows the variable instead of this file; see
+    M(pep493.https.service_verification) for per-service exceptions.
+seealso:
+  - name: PEP 493
+    description: HTTPS verification migration tools for Python 2.7.
+    link: https://peps.python.org/pep-0493/
+  - module: pep493.https.service_verification
+  - module: pep493.https.verification_info
+'''
+
+EXAMPLES = r'''
+- name: Verify HTTPS certificates by default for the host's Python 2
+  pep493.https.cert_verification:
+    verify: enable
+
+- name: Same on Red Hat SCL python27, keeping a backup
+  pep493.https.cert_verification:
+    path: /opt/rh/python27/root/etc/python/cert-verification.cfg
+    verify: enable
+    backup: true
+
+- name: Repair a file that breaks "import ssl" and enforce verification
+  pep493.https.cert_verification:
+    verify: enable
+    repair: true
+
+- name: Set the value inside an image build tree, not on the build host
+  pep493.https.cert_verification:
+    root: /var/tmp/image-root
+    verify: enable
+
+- name: Drop the setting so the Python build's own default applies
+  pep493.https.cert_verification:
+    state: absent
+'''
+
+RETURN = r'''
+previous:
+  description:
+    - The value in effect before the run, as RHEL 7 reads it, or V(missing) when the file did not
+      exist, or V(malformed) when it made C(import ssl) raise.
+  returned: always
+  type: str
+  sample: platform_default
+verify:
+  description: The value in effect after the run (V(platform_default) after O(state=absent)).
+  returned: always
+  type: str
+  sample: enable
+path:
+  description: The file managed (the real path, under O(root) when given).
+  returned: always
+  type: str
+  sample: /etc/python/cert-verification.cfg
+backup_file:
+  description: The backup copy made of the previous file.
+  returned: when a backup was made
+  type: str
+  sample: /etc/python/cert-verification.cfg.12345.2026-01-01@00:00:00~
+repaired_lines:
+  description: Line numbers of the previous file that were commented out by O(repair).
+  returned: always
+  type: list
+  elements: int
+  sample: [1, 7]
+created:
+  description: Whether the file was (or in check mode would be) created.
+  returned: always
+  type: bool
+consumers:
+  description:
+    - The interpreters on the host that read this exact file, found by probing C(/usr/bin/python*),
+      C(/usr/local/bin/python*), C(/usr/libexec/platform-python*) and C(/opt/rh/*/root/usr/bin/python*).
+    - Empty under O(root), where nothing is probed.
+  returned: always
+  type: list
+  elements: dict
+  contains:
+    path:
+      description: Interpreter path.
+      type: str
+    version:
+      description: Its version.
+      type: str
+    verifies_by_default:
+      description: Whether, with the file as it is now, it verifies HTTPS certificates by default.
+      type: bool
+  sample: [{"path": "/usr/bin/python2.7", "version": "2.7.5", "verifies_by_default": true}]
+probed:
+  description: Whether interpreters were probed (false under O(root)).
+  returned: always
+  type: bool
+'''
+
+import os
+
+from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.pep493.https.plugins.module_utils import cfg
+from ansible_collections.pep493.https.plugins.module_utils import probe
+from ansible_collections.pep493.https.plugins.module_utils import safe_file
+
+
+def argument_spec():
+    return dict(
+        verify=dict(type='str', choices=list(cfg.VALUES)),
+        state=dict(type='str', default='present', choices=['present', 'absent']),
+        path=dict(type='path', default=cfg.DEFAULT_PATH),
+        root=dict(type='path'),
+        create=dict(type='bool', default=True),
+        backup=dict(type='bool', default=False),
+        repair=dict(type='bool', default=False),
+        follow=dict(type='bool', default=False),
+    )
+
+
+def planned_content(module, old, path):
+    """(new content, previous value, repaired line numbers) for the requested state."""
+    params = module.params
+    wanted = params['verify'] if params['state'] == 'present' else None
+    if old is None:
+        if wanted is None:
+            return None, 'missing', []
+        if not params['create']:
+            module.fail_json(msg='%s does not exist and create=false; create it or set create=true' % path)
+        return cfg.new_cfg(wanted), 'missing', []
+    parsed = cfg.parse_cfg(old)
+    repaired = [n for n, kind, text in parsed.errors]
+    if parsed.errors:
+        if not params['repair']:
+            module.fail_json(
+                msg='%s is malformed and breaks "import ssl" for Python 2 on RHEL 7: %s. Nothing was changed; '
+                    'fix the file or set repair=true to comment those lines out (a backup is kept).'
+                    % (path, cfg.format_errors(parsed.errors, path)),
+                errors=parsed.as_dict()['errors'])
+        old = cfg.repair_cfg(old)
+    previous = 'malformed' if parsed.errors else parsed.verify
+    return cfg.render_cfg(old, wanted), previous, repaired
+
+
+def read_back_check(wanted):
+    def check(content):
+        parsed = cfg.parse_cfg(content)
+        if parsed.errors:
+            return 'the new content would be malformed: %s' % cfg.format_errors(parsed.errors)
+        if wanted is None and parsed.value is not None:
+            return 'a verify option is still in effect'
+        if wanted is not None and parsed.value != wanted:
+            return 'the new content reads back as %r, not %r' % (parsed.value, wanted)
+        return None
+    return check
+
+
+def probe_consumers(module, dest):
+    if module.params['root']:
+        return [], False
+    results = probe.probe_interpreters(probe.candidate_interpreters())
+    consumers = [dict(path=r['path'], version=r['version'], verifies_by_default=r['verifies_by_default'])
+                 for r in probe.readers_of(results, dest)]
+    return consumers, True
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=argument_spec(),
+        add_file_common_args=True,
+        supports_check_mode=True,
+        required_if=[('state', 'present', ['verify'])],
+    )
+    params = module.params
+    if params['state'] == 'absent' and params['verify'] is not None:
+        module.fail_json(msg='verify=%s is not used with state=absent; remove verify or use state=present'
+                             % params['verify'])
+    try:
+        dest = safe_file.resolve_path(params['path'], params['root'], params['follow'])
+        old = safe_file.read_bytes(dest)
+    except safe_file.SafeFileError as exc:
+        module.fail_json(msg=str(exc), path=params['path'])
+
+    new, previous, repaired = planned_content(module, old, dest)
+    changed = new is not None and new != old
+    result = dict(changed=changed, previous=previous, path=dest, repaired_lines=repaired,
+                  created=old is None and new is not None)
+    result['verify'] = cfg.parse_cfg(new).verify if new is not None else 'platform_default'
+    diffs = []
+    if changed:
+        diffs.append(dict(before=safe_file.text_for_diff(old), after=safe_file.text_for_diff(new),
+                          before_header=dest, after_header=dest))
+    try:
+        if changed and not module.check_mode:
+            if old is not None and (params['backup'] or repaired):
+                result['backup_file'] = safe_file.backup(module, dest)
+            safe_file.make_dirs(module, os.path.dirname(dest))
+            wanted = params['verify'] if params['state'] == 'present' else None
+            safe_file.write_atomic(module, dest, new, check=read_back_check(wanted))
+    except safe_file.SafeFileError as exc:
+        module.fail_json(msg=str(exc), path=dest)
+
+    if os.path.exists(dest):
+        attr_diff = dict(before_header=dest, after_header=dest, before={}, after={})
+        file_args = safe_file.file_args_for(module, dest, default_mode='0644', exists=old is not None)
+        result['changed'] = module.set_fs_attributes_if_different(file_args, result['changed'], diff=attr_diff)
+        if attr_diff['before'] or attr_diff['after']:
+            diffs.append(attr_diff)
+    if module._diff and diffs:
+        result['diff'] = diffs
+
+    result['consumers'], result['probed'] = probe_consumers(module, dest)
+    if params['state'] == 'present' and params['verify'] == 'disable':
+        module.warn('verify=disable turns HTTPS certificate verification off for every Python 2 program on this '
+                    'host that reads %s. Prefer verify=enable with per-service exceptions '
+                    '(pep493.https.service_verification).' % dest)
+    if result['probed'] and not result['consumers'] and params['state'] == 'present':
+        module.warn('%s written, but no Python on this host reads it (only RHEL/CentOS 7 system python and SCL '
+                    'python27 do; no Python 3 does), so it has no effect here.' % dest)
+    module.exit_json(**result)
+
+
+if __name__ == '__main__':
+    main()
