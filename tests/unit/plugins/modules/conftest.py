@@ -1,0 +1,59 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) pep493.https contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Run a module's main() in-process with given arguments; return what it printed as JSON."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import contextlib
+import json
+
+import pytest
+
+from ansible.module_utils import basic
+from ansible.module_utils.common.text.converters import to_bytes
+
+try:  # ansible-core 2.19 and later
+    from ansible.module_utils.testing import patch_module_args
+except ImportError:  # ansible-core 2.16 - 2.18
+    @contextlib.contextmanager
+    def patch_module_args(args):
+        basic._ANSIBLE_ARGS = to_bytes(json.dumps({'ANSIBLE_MODULE_ARGS': args}))
+        try:
+            yield
+        finally:
+            basic._ANSIBLE_ARGS = None
+
+
+class ModuleRun(object):
+    def __init__(self, capsys):
+        self.capsys = capsys
+
+    def __call__(self, module, args, check_mode=False, diff=False):
+        """Run ``module.main()``; returns (result dict, exit code: 0 ok, 1 failed)."""
+        args = dict(args)
+        args['_ansible_check_mode'] = check_mode
+        args['_ansible_diff'] = diff
+        self.capsys.readouterr()
+        with patch_module_args(args):
+            with pytest.raises(SystemExit) as info:
+                module.main()
+        out = self.capsys.readouterr().out
+        return json.loads(out), info.value.code or 0
+
+    def ok(self, module, args, **kwargs):
+        result, code = self(module, args, **kwargs)
+        assert code == 0 and not result.get('failed'), result
+        return result
+
+    def fail(self, module, args, **kwargs):
+        result, code = self(module, args, **kwargs)
+        assert code != 0 and result.get('failed'), result
+        return result
+
+
+@pytest.fixture
+def run_module(capsys):
+    return ModuleRun(capsys)
