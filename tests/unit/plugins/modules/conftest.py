@@ -27,6 +27,13 @@ except ImportError:  # ansible-core 2.16 - 2.18
             basic._ANSIBLE_ARGS = None
 
 
+def _message(warning):
+    """ansible-core 2.19+ returns warnings as structured events; older ones as strings."""
+    while isinstance(warning, dict):
+        warning = warning.get('event', warning.get('msg'))
+    return warning
+
+
 class ModuleRun(object):
     def __init__(self, capsys):
         self.capsys = capsys
@@ -41,7 +48,9 @@ class ModuleRun(object):
             with pytest.raises(SystemExit) as info:
                 module.main()
         out = self.capsys.readouterr().out
-        return json.loads(out), info.value.code or 0
+        result = json.loads(out)
+        result['warnings'] = [_message(w) for w in result.get('warnings', [])]
+        return result, info.value.code or 0
 
     def ok(self, module, args, **kwargs):
         result, code = self(module, args, **kwargs)
