@@ -1,0 +1,132 @@
+# One command for everything: `make test` installs what is missing and runs every check.
+# Targets: deps venv collections lint sanity units faults fuzz molecule images bench demo
+# A timing line per step ("== <step>: ok in 12.3s") shows where the time goes.
+SHELL := /bin/bash
+.SHELLFLAGS := -euo pipefail -c
+.DEFAULT_GOAL := help
+.DELETE_ON_ERROR:
+
+ROOT := $(CURDIR)
+# Debian packages the tests need (containers for Molecule, openssl for TLS fixtures).
+APT_PACKAGES ?= podman runc debootstrap openssl
+ANSIBLE_WHEEL ?= 14.5.0
+ANSIBLE_WHEEL_LEGACY ?= 9.13.0
+COLLECTIONS ?= containers.podman community.general ansible.posix
+
+VENV := $(ROOT)/.venv
+VENV_LEGACY := $(ROOT)/.venv-legacy
+PIP_FILTER := sed -u '/neither a file nor a directory/d'
+TIMED := $(ROOT)/tools/timed
+
+# Shared with the scripts under molecule/, tests/, benchmarks/ and tools/:
+#   .venv        ansible-core 2.21 on Python 3.12 (collections in .collections)
+#   .venv-legacy ansible-core 2.16 on Python 3.11 (collections in .collections/legacy)
+#   .cache/self  holds ansible_collections/pep493/https -> this checkout
+export PEP493_ROOT := $(ROOT)
+export PEP493_VENV := $(VENV)
+export PEP493_VENV_LEGACY := $(VENV_LEGACY)
+export PEP493_COLLECTIONS := $(ROOT)/.cache/self:$(ROOT)/.collections
+export PEP493_COLLECTIONS_LEGACY := $(ROOT)/.cache/self:$(ROOT)/.collections/legacy
+export ANSIBLE_COLLECTIONS_PATH := $(PEP493_COLLECTIONS)
+export PIP_DISABLE_PIP_VERSION_CHECK := 1
+export PIP_ROOT_USER_ACTION := ignore
+export PATH := $(VENV)/bin:$(PATH)
+TIMING_LOG ?= $(ROOT)/.cache/timing.log
+export TIMING_LOG
+
+.PHONY: help test deps venv collections interpreters lint sanity sanity-2.21 sanity-2.16 \
+        units units-2.21 units-2.16 faults fuzz molecule images bench demo lock clean
+
+help:
+	@echo "make test         everything below, in order (installs what is missing)"
+	@echo "make deps         Debian packages: $(APT_PACKAGES)"
+	@echo "make venv         .venv (ansible-core 2.21, Python 3.12) and .venv-legacy (2.16, Python 3.11)"
+	@echo "make collections  containers.podman community.general ansible.posix into .collections"
+	@echo "make lint         ansible-lint, antsibull-changelog lint, build + install + ansible-doc"
+	@echo "make sanity       ansible-test sanity with ansible-core 2.21 and 2.16"
+	@echo "make units        ansible-test units with 2.21 (Python 3.12, 3.13) and 2.16 (2.7, 3.6)"
+	@echo "make faults | fuzz | molecule | images | bench | demo"
+	@echo "make lock         re-resolve requirements*.txt into requirements/constraints*.txt"
+
+# Set-up steps stop the run when they fail; every check runs even after another failed,
+# and the run fails if any did.
+SETUP_STEPS := deps venv collections
+CHECK_STEPS := lint sanity units faults molecule
+test:
+	@mkdir -p .cache && : > $(TIMING_LOG)
+	@start=$$(date +%s); failed=""; \
+	for step in $(SETUP_STEPS); do \
+	    $(MAKE) --no-print-directory $$step || { failed=$$step; break; }; \
+	done; \
+	if [[ -z $$failed ]]; then for step in $(CHECK_STEPS); do \
+	    $(MAKE) --no-print-directory $$step || failed="$$failed $$step"; \
+	done; fi; \
+	echo "== timing:"; cat $(TIMING_LOG); \
+	if [[ -n $$failed ]]; then echo "== make test: FAILED ($$failed) in $$(( $$(date +%s) - start ))s" >&2; exit 1; fi; \
+	echo "== make test: passed in $$(( $$(date +%s) - start ))s"
+
+deps:
+	@$(TIMED) deps tools/deps $(APT_PACKAGES)
+
+# --- virtual environments (rebuilt only when a requirement file changes) ---------------
+venv: $(VENV)/.stamp $(VENV_LEGACY)/.stamp interpreters
+
+$(VENV)/.stamp: requirements.txt requirements/constraints.txt
+	@$(TIMED) venv tools/make-venv $(VENV) 3.12 requirements.txt requirements/constraints.txt
+
+$(VENV_LEGACY)/.stamp: requirements-legacy.txt requirements/constraints-legacy.txt
+	@$(TIMED) venv-legacy tools/make-venv $(VENV_LEGACY) 3.11 requirements-legacy.txt requirements/constraints-legacy.txt
+
+# real interpreters for ansible-test (pyenv shims fail under it), a Python 2.7 virtualenv,
+# and ansible-test's pip bootstrap scripts (its own download host is unreachable)
+interpreters: $(VENV)/.stamp
+	@$(TIMED) interpreters bash -c 'tools/setup-interpreters && $(VENV)/bin/python tools/get-pip-cache.py'
+
+lock:
+	tools/make-venv --lock $(ROOT)/.cache/lock-venv 3.12 requirements.txt requirements/constraints.txt
+	tools/make-venv --lock $(ROOT)/.cache/lock-venv-legacy 3.11 requirements-legacy.txt requirements/constraints-legacy.txt
+
+# --- collections from the `ansible` wheel (no Galaxy) -----------------------------------
+collections: $(VENV)/.stamp
+	@$(TIMED) collections bash -c '\
+	  tools/fetch-collections $(VENV)/bin/python $(ANSIBLE_WHEEL) .collections $(COLLECTIONS) && \
+	  tools/fetch-collections $(VENV_LEGACY)/bin/python $(ANSIBLE_WHEEL_LEGACY) .collections/legacy $(COLLECTIONS) && \
+	  mkdir -p .cache/self/ansible_collections/pep493 && ln -sfn $(ROOT) .cache/self/ansible_collections/pep493/https'
+
+# --- checks ------------------------------------------------------------------------------
+lint: venv collections
+	@$(TIMED) lint tools/lint
+
+sanity: sanity-2.21 sanity-2.16
+sanity-2.21: venv
+	@$(TIMED) sanity-2.21 tools/sanity $(VENV)
+sanity-2.16: venv
+	@$(TIMED) sanity-2.16 tools/sanity $(VENV_LEGACY)
+
+units: units-2.21 units-2.16
+units-2.21: venv
+	@$(TIMED) units-2.21 tools/units $(VENV) 3.12 3.13
+units-2.16: venv
+	@$(TIMED) units-2.16 tools/units $(VENV_LEGACY) 2.7 3.6
+
+# --- scripts owned elsewhere; each fails clearly while missing ---------------------------
+define run-script
+	@if [[ ! -x $(2) ]]; then echo "$(1): $(2) is missing or not executable" >&2; exit 1; fi
+	@$(TIMED) $(1) $(2)
+endef
+
+faults: venv collections
+	$(call run-script,faults,tests/faults/run)
+fuzz: venv
+	$(call run-script,fuzz,tests/fuzz/run)
+molecule: deps venv collections images
+	$(call run-script,molecule,molecule/run)
+images: deps
+	$(call run-script,images,molecule/images/build)
+bench: venv collections
+	$(call run-script,bench,benchmarks/run)
+demo: deps venv collections images
+	$(call run-script,demo,tools/demo)
+
+clean:
+	rm -rf .venv .venv-legacy .collections .cache tests/output
