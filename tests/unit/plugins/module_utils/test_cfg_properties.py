@@ -24,8 +24,8 @@ from hypothesis import given, settings, strategies as st
 
 from ansible_collections.pep493.https.plugins.module_utils import cfg
 
-ORACLE = r'''
-import base64, io, json, sys
+ORACLE_FUNCTION = r'''
+import io
 import ConfigParser
 def rhel7(data):
     parser = ConfigParser.RawConfigParser()
@@ -40,6 +40,9 @@ def rhel7(data):
     if status not in ('enable', 'disable', 'platform_default'):
         status = 'platform_default'
     return status
+'''
+ORACLE = ORACLE_FUNCTION + r'''
+import base64, json, sys
 print(json.dumps([rhel7(base64.b64decode(item)) for item in json.load(sys.stdin)]))
 '''
 
@@ -64,7 +67,7 @@ def _python27():
 def rhel7_batch(items):
     if sys.version_info[0] == 2:
         scope = {}
-        exec(ORACLE.replace('print(json.dumps', 'RESULT = (').rsplit('\n', 2)[0] + '\n', scope)
+        exec(ORACLE_FUNCTION, scope)
         return [scope['rhel7'](item) for item in items]
     python = _python27()
     if python is None:
