@@ -1,0 +1,299 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) pep493.https contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Per-service PYTHONHTTPSVERIFY drop-ins: unit-name validation, rendering, reading back.
+
+A drop-in of ours is recognised by its marker line, never by its file name alone. Its header
+comments carry the reason and the expiry date of the exception, so that the module and the
+audit read them back from the file itself. Pure functions: text/bytes in, data/bytes out.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import datetime
+import re
+import unicodedata
+
+from ansible_collections.pep493.https.plugins.module_utils import systemd
+
+MARKER = '# Managed by pep493.https.service_verification; edits here are overwritten.'
+
+# systemd applies the drop-ins of all folders (/etc, /run, /usr/lib) together, sorted by
+# file name, and the last assignment of a variable wins: "zz-" sorts after the numbered
+# (10-..., 50-..., 99-...) and lower-case names packages and `systemctl edit` (override.conf) use.
+DEFAULT_DROPIN_NAME = 'zz-pep493-https.conf'
+
+VARIABLE = 'PYTHONHTTPSVERIFY'
+REASON_MAX = 200
+UNIT_NAME_MAX = 255
+SUFFIX = '.service'
+
+# Unit types systemd knows; a name ending in one of these (other than .service) is refused.
+UNIT_TYPES = ('service', 'socket', 'target', 'device', 'mount', 'automount', 'swap', 'timer',
+              'path', 'slice', 'scope')
+
+# systemd's VALID_CHARS (unit-name.h): a prefix and an instance use these; '@' separates them.
+# \Z, not $: "$" would accept a trailing newline.
+_VALID_CHARS = re.compile(r'[A-Za-z0-9:_.\\-]+\Z')
+_INSTANCE_CHARS = re.compile(r'[A-Za-z0-9:_.\\@-]+\Z')
+_DROPIN_NAME = re.compile(r'[A-Za-z0-9_][A-Za-z0-9_.@+-]*\.conf\Z')
+_DATE = re.compile(r'(\d{4})-(\d{2})-(\d{2})\Z')
+_REASON_LINE = '# reason: '
+_EXPIRES_LINE = '# expires: '
+
+try:
+    _TEXT_TYPES = (str, unicode)  # noqa: F821 - Python 2
+    _ascii = repr  # Python 2's repr() of text is ASCII already
+except NameError:
+    _TEXT_TYPES = (str,)
+    _ascii = ascii  # noqa: F821 - Python 3 builtin
+
+
+class UnitNameError(ValueError):
+    """A unit name systemd would not accept as a service, or that this module refuses."""
+
+
+class DropinValueError(ValueError):
+    """A reason, expiry date or drop-in file name that cannot go into a drop-in."""
+
+
+def show(value, limit=80):
+    """repr() of ``value``, ASCII only and without Python 2's u'' prefix, so control
+    characters and look-alike letters are visible in a message."""
+    if isinstance(value, _TEXT_TYPES) and len(value) > limit:
+        return show(value[:limit]) + '...'
+    text = _ascii(value)
+    if text.startswith("u'") or text.startswith('u"'):
+        text = text[1:]
+    return text
+
+
+def _to_text(value):
+    if isinstance(value, bytes) and not isinstance(value, str):
+        return value.decode('utf-8', 'replace')
+    if isinstance(value, bytes):  # Python 2 str
+        try:
+            return value.decode('utf-8')
+        except UnicodeDecodeError:
+            return value.decode('latin-1')
+    return value
+
+
+def validate_unit_name(name):
+    """The canonical ``x.service`` form of ``name``, or UnitNameError naming the value.
+
+    ``legacy-app`` means ``legacy-app.service``. Accepted forms are systemd's: plain
+    ``a.service``, template ``a@.service`` and instance ``a@b.service``; at most 255 characters
+    with the suffix; characters ``A-Z a-z 0-9 : _ . \\ -`` (and ``@`` as described). Any other
+    unit type (``.socket``, ``.timer``, ...) is refused.
+    """
+    if not isinstance(name, _TEXT_TYPES):
+        raise UnitNameError('unit name %s is not a string' % show(name))
+    name = _to_text(name)
+    if name == '':
+        raise UnitNameError('unit name is empty; give a service name such as "legacy-app"')
+    canonical = name
+    if not name.endswith(SUFFIX):
+        dot = name.rfind('.')
+        if dot >= 0 and name[dot + 1:] in UNIT_TYPES:
+            raise UnitNameError('unit name %s is a .%s unit; only .service units take PYTHONHTTPSVERIFY'
+                                % (show(name), name[dot + 1:]))
+        canonical = name + SUFFIX
+    if len(canonical) > UNIT_NAME_MAX:
+        raise UnitNameError('unit name %s is %d characters long with its suffix; systemd allows at most %d'
+                            % (show(name), len(canonical), UNIT_NAME_MAX))
+    stem = canonical[:-len(SUFFIX)]
+    prefix, at, instance = stem.partition('@')
+    if prefix == '':
+        raise UnitNameError('unit name %s has nothing before "%s"; systemd needs a name there'
+                            % (show(name), '@' if at else SUFFIX))
+    if not _VALID_CHARS.match(prefix):
+        raise UnitNameError('unit name %s contains %s; systemd allows only letters, digits and ":_.\\-" '
+                            '(plus "@" for templates); use systemd-escape for other characters'
+                            % (show(name), show(_first_bad(prefix, _VALID_CHARS))))
+    if instance and not _INSTANCE_CHARS.match(instance):
+        raise UnitNameError('unit name %s has an instance with %s; systemd allows only letters, digits '
+                            'and ":_.\\-@"; use systemd-escape for other characters'
+                            % (show(name), show(_first_bad(instance, _INSTANCE_CHARS))))
+    return str(canonical)  # only ASCII gets here; a native str on Python 2 too
+
+
+def _first_bad(text, pattern):
+    for char in text:
+        if not pattern.match(char):
+            return char
+    return text
+
+
+def is_template(unit):
+    """``a@.service``: a template, not a unit that runs (its drop-ins apply to every instance)."""
+    return unit.endswith('@' + SUFFIX)
+
+
+def template_of(unit):
+    """``a@.service`` for the instance ``a@b.service``; None for a plain unit or a template."""
+    stem = unit[:-len(SUFFIX)]
+    prefix, at, instance = stem.partition('@')
+    if at and instance:
+        return prefix + '@' + SUFFIX
+    return None
+
+
+def validate_dropin_name(name):
+    """A file name systemd reads from a ``.d`` folder (``*.conf``), with no path in it."""
+    if not isinstance(name, _TEXT_TYPES) or not _DROPIN_NAME.match(name) or '..' in name:
+        raise DropinValueError('dropin_name %s must be a plain file name ending in ".conf" (letters, digits, '
+                               '"_.@+-", not starting with "." or "-"); systemd reads only *.conf drop-ins'
+                               % show(name))
+    return str(name)
+
+
+def validate_reason(text):
+    """A single printable line of at most REASON_MAX characters, stripped; None when empty."""
+    if text is None:
+        return None
+    if not isinstance(text, _TEXT_TYPES):
+        raise DropinValueError('reason %s is not a string' % show(text))
+    text = _to_text(text).strip()
+    if text == '':
+        return None
+    for char in text:
+        if unicodedata.category(char)[0] == 'C' or unicodedata.category(char) in ('Zl', 'Zp'):
+            raise DropinValueError('reason %s contains the control character %s; it must be one printable line'
+                                   % (show(text), show(char)))
+    if len(text) > REASON_MAX:
+        raise DropinValueError('reason is %d characters long; at most %d are allowed (%s...)'
+                               % (len(text), REASON_MAX, show(text[:40])))
+    if text.endswith('\\'):
+        # systemd joins a line ending in a backslash with the next one.
+        raise DropinValueError('reason %s ends with a backslash, which systemd reads as a line continuation'
+                               % show(text))
+    return text
+
+
+def validate_expires(text):
+    """A ``datetime.date`` from ``YYYY-MM-DD`` (or a date given as such); None when not given."""
+    if text is None or text == '':
+        return None
+    if isinstance(text, datetime.datetime):
+        return text.date()
+    if isinstance(text, datetime.date):
+        return text
+    if not isinstance(text, _TEXT_TYPES):
+        raise DropinValueError('expires %s is not a date; use YYYY-MM-DD' % show(text))
+    match = _DATE.match(_to_text(text).strip())
+    if not match:
+        raise DropinValueError('expires %s is not a date of the form YYYY-MM-DD' % show(text))
+    try:
+        return datetime.date(int(match.group(1)), int(match.group(2)), int(match.group(3)))
+    except ValueError as exc:
+        raise DropinValueError('expires %s is not a real date: %s' % (show(text), exc))
+
+
+def is_expired(expires, today):
+    """An exception is valid through its ``expires`` day and expired from the day after."""
+    if expires is None:
+        return False
+    if not isinstance(expires, datetime.date):
+        try:
+            expires = validate_expires(expires)
+        except DropinValueError:
+            return False
+    if isinstance(expires, datetime.datetime):
+        expires = expires.date()
+    if isinstance(today, datetime.datetime):
+        today = today.date()
+    return today > expires
+
+
+def render_dropin(verify, reason=None, expires=None):
+    """The complete drop-in, as bytes, for ``verify`` (True: =1, False: =0).
+
+    ``reason`` and ``expires`` must have been validated (validate_reason/validate_expires);
+    they are checked again so that no input can add a line to the file.
+    """
+    reason = validate_reason(reason)
+    expires = validate_expires(expires)
+    lines = [MARKER]
+    if reason is not None:
+        lines.append(_REASON_LINE + reason)
+    if expires is not None:
+        lines.append(_EXPIRES_LINE + expires.isoformat())
+    if verify:
+        lines.append('# PEP 493: Python 2 in this service verifies HTTPS certificates, whatever the host default.')
+    else:
+        lines.append('# PEP 493: Python 2 in this service does not verify HTTPS certificates (insecure).')
+    lines.append('[Service]')
+    lines.append('Environment=%s=%s' % (VARIABLE, '1' if verify else '0'))
+    return ('\n'.join(lines) + '\n').encode('utf-8')
+
+
+def environment_value(text):
+    """The PYTHONHTTPSVERIFY value a unit file's [Service] Environment= lines set, or None."""
+    value = None
+    for section, key, assignment in systemd.unit_file_assignments(text):
+        if section != 'Service' or key != 'Environment':
+            continue
+        if assignment == '':
+            value = None  # an empty Environment= resets the list
+            continue
+        found = systemd.parse_environment(assignment)
+        if VARIABLE in found:
+            value = found[VARIABLE]
+    return value
+
+
+def parse_dropin(data):
+    """What a drop-in of ours says, or None when ``data`` has no marker line (a foreign file).
+
+    Returns ``{verify, value, reason, expires}``: ``value`` is the PYTHONHTTPSVERIFY string the
+    file sets (None when it sets none), ``verify`` what Python 2 does with it (only ``0``
+    disables), ``expires`` a date or None (or the raw text when it is not a date).
+    """
+    if data is None:
+        return None
+    text = data.decode('utf-8', 'replace') if isinstance(data, bytes) else data
+    lines = [line.rstrip('\r') for line in text.split('\n')]
+    if MARKER not in [line.rstrip() for line in lines]:
+        return None
+    reason = None
+    expires = None
+    for line in lines:
+        if line.startswith('['):
+            break
+        if line.startswith(_REASON_LINE):
+            reason = line[len(_REASON_LINE):].strip() or None
+        elif line.startswith(_EXPIRES_LINE):
+            raw = line[len(_EXPIRES_LINE):].strip()
+            try:
+                expires = validate_expires(raw)
+            except DropinValueError:
+                expires = raw or None
+    value = environment_value(text)
+    return dict(verify=None if value is None else value != '0', value=value, reason=reason, expires=expires)
+
+
+def dropin_path(unit_dir, unit, dropin_name=DEFAULT_DROPIN_NAME):
+    """``<unit_dir>/<unit>.d/<dropin_name>`` for a validated unit name and drop-in name."""
+    return '%s/%s.d/%s' % (unit_dir.rstrip('/') or '', unit, dropin_name)
+
+
+def unit_from_dropin_folder(folder_name):
+    """The unit a ``<unit>.d`` folder name belongs to, or None when it is not a valid service."""
+    if not folder_name.endswith(SUFFIX + '.d'):
+        return None
+    try:
+        return validate_unit_name(folder_name[:-2])
+    except UnitNameError:
+        return None
+
+
+def exclusive_removals(ours, wanted):
+    """Units (sorted) whose drop-in of ours must go because ``wanted`` does not list them.
+
+    ``ours``: the units that have a drop-in of ours now; ``wanted``: canonical names kept.
+    """
+    keep = set(wanted)
+    return sorted(unit for unit in set(ours) if unit not in keep)

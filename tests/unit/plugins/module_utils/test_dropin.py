@@ -1,0 +1,282 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) pep493.https contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Unit-name validation, drop-in rendering and reading back, exclusive selection."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import datetime
+import os
+import posixpath
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from ansible_collections.pep493.https.plugins.module_utils import dropin
+
+VALID_NAMES = [
+    ('legacy-app', 'legacy-app.service'),
+    ('legacy-app.service', 'legacy-app.service'),
+    ('worker@.service', 'worker@.service'),
+    ('worker@', 'worker@.service'),
+    ('worker@3.service', 'worker@3.service'),
+    ('worker@3', 'worker@3.service'),
+    ('getty@tty1.service', 'getty@tty1.service'),
+    ('a@b@c.service', 'a@b@c.service'),
+    ('systemd-fsck@dev-disk-by\\x2duuid-1234.service', 'systemd-fsck@dev-disk-by\\x2duuid-1234.service'),
+    ('my.app', 'my.app.service'),
+    ('..', '...service'),
+    ('x:y_z.service', 'x:y_z.service'),
+    ('a' * 247, 'a' * 247 + '.service'),
+    (u'ambari-agent', 'ambari-agent.service'),
+]
+
+INVALID_NAMES = [
+    ('../x', "'/'"),
+    ('/etc/passwd', "'/'"),
+    ('a/b.service', "'/'"),
+    ('legacy app', "' '"),
+    ('legacy-app\n', "'\\n'"),
+    ('legacy\napp', "'\\n'"),
+    ('a=b', "'='"),
+    ('a%i.service', "'%'"),
+    ('a\x00b', "'\\x00'"),
+    ('a\x1bb', "'\\x1b'"),
+    ('a\tb', "'\\t'"),
+    ('', 'empty'),
+    ('a' * 300, '308 characters'),
+    ('a' * 248, '256 characters'),
+    ('sshd.socket', '.socket'),
+    ('timers.target', '.target'),
+    ('backup.timer', '.timer'),
+    ('@x.service', 'nothing before'),
+    ('@.service', 'nothing before'),
+    ('.service', 'nothing before'),
+    ('worker@x y.service', "' '"),
+    (u'caf\xe9', "'\\xe9'"),
+    (u'a\u2028b', "'\\u2028'"),
+    (42, 'not a string'),
+    (None, 'not a string'),
+]
+
+
+@pytest.mark.parametrize('name, canonical', VALID_NAMES)
+def test_valid_unit_names(name, canonical):
+    assert dropin.validate_unit_name(name) == canonical
+
+
+@pytest.mark.parametrize('name, fragment', INVALID_NAMES)
+def test_invalid_unit_names_are_refused_naming_the_value(name, fragment):
+    with pytest.raises(dropin.UnitNameError) as info:
+        dropin.validate_unit_name(name)
+    message = str(info.value)
+    if fragment:
+        assert fragment in message
+    if isinstance(name, str) and name and len(name) < 80:
+        assert dropin.show(name) in message
+
+
+def test_unit_name_error_is_a_value_error():
+    assert issubclass(dropin.UnitNameError, ValueError)
+
+
+def test_255_characters_is_the_limit():
+    assert dropin.validate_unit_name('a' * 247 + '.service') == 'a' * 247 + '.service'
+    with pytest.raises(dropin.UnitNameError):
+        dropin.validate_unit_name('a' * 248 + '.service')
+
+
+UNIT_DIR = '/etc/systemd/system'
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=st.characters(min_codepoint=0, max_codepoint=0x2030), max_size=270))
+def test_any_accepted_name_stays_inside_its_dropin_folder(name):
+    try:
+        unit = dropin.validate_unit_name(name)
+    except dropin.UnitNameError:
+        return
+    path = dropin.dropin_path(UNIT_DIR, unit)
+    folder = posixpath.join(UNIT_DIR, unit + '.d')
+    assert posixpath.normpath(path) == path
+    assert posixpath.dirname(path) == folder
+    assert posixpath.basename(path) == dropin.DEFAULT_DROPIN_NAME
+    assert posixpath.dirname(folder) == UNIT_DIR
+    assert unit.endswith('.service') and len(unit) <= 255
+    assert all(c.isalnum() and ord(c) < 128 or c in ':_.\\-@' for c in unit)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet='ab.@-_:\\/ \n%=', max_size=20))
+def test_names_from_the_risky_alphabet_stay_inside(name):
+    try:
+        unit = dropin.validate_unit_name(name)
+    except dropin.UnitNameError:
+        return
+    assert '/' not in unit and '\n' not in unit and ' ' not in unit
+    assert dropin.unit_from_dropin_folder(unit + '.d') == unit
+
+
+def test_default_dropin_name_sorts_after_packaged_and_edit_overrides():
+    # systemd sorts drop-ins of all folders by file name; the last assignment wins.
+    others = ['10-timeout.conf', '50-pid.conf', '99-local.conf', 'override.conf', 'local.conf',
+              'Zz.conf', 'debian.conf', 'system.conf']
+    assert sorted(others + [dropin.DEFAULT_DROPIN_NAME])[-1] == dropin.DEFAULT_DROPIN_NAME
+    assert dropin.validate_dropin_name(dropin.DEFAULT_DROPIN_NAME) == dropin.DEFAULT_DROPIN_NAME
+
+
+@pytest.mark.parametrize('name', ['../x.conf', 'a/b.conf', 'x.txt', '.hidden.conf', '', 'a b.conf',
+                                  'x.conf\n', '-x.conf', None])
+def test_bad_dropin_names(name):
+    with pytest.raises(dropin.DropinValueError):
+        dropin.validate_dropin_name(name)
+
+
+def test_render_exact_bytes():
+    data = dropin.render_dropin(False, 'vendor agent, self-signed server', datetime.date(2026, 6, 30))
+    assert data == (
+        b'# Managed by pep493.https.service_verification; edits here are overwritten.\n'
+        b'# reason: vendor agent, self-signed server\n'
+        b'# expires: 2026-06-30\n'
+        b'# PEP 493: Python 2 in this service does not verify HTTPS certificates (insecure).\n'
+        b'[Service]\n'
+        b'Environment=PYTHONHTTPSVERIFY=0\n')
+    assert dropin.MARKER.encode('ascii') + b'\n' == data.split(b'\n', 1)[0] + b'\n'
+
+
+def test_render_verify_true_without_header_values():
+    data = dropin.render_dropin(True)
+    assert data.endswith(b'[Service]\nEnvironment=PYTHONHTTPSVERIFY=1\n')
+    assert b'reason' not in data and b'expires' not in data
+
+
+@pytest.mark.parametrize('verify', [True, False])
+@pytest.mark.parametrize('reason', [None, 'short', u'caf\xe9 \u00fc\u4e2d # ; = % \\ x', 'a' * 200])
+@pytest.mark.parametrize('expires', [None, '2026-01-31', datetime.date(2030, 12, 1)])
+def test_marker_round_trip(verify, reason, expires):
+    data = dropin.render_dropin(verify, reason, expires)
+    parsed = dropin.parse_dropin(data)
+    assert parsed == dict(verify=verify, value='1' if verify else '0', reason=reason,
+                          expires=dropin.validate_expires(expires))
+    assert dropin.render_dropin(parsed['verify'], parsed['reason'], parsed['expires']) == data
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.booleans(), st.text(max_size=220), st.dates(min_value=datetime.date(1970, 1, 1)))
+def test_no_reason_can_inject_a_line(verify, reason, expires):
+    try:
+        reason = dropin.validate_reason(reason)
+    except dropin.DropinValueError:
+        return
+    data = dropin.render_dropin(verify, reason, expires)
+    lines = data.decode('utf-8').split('\n')
+    assert lines[-1] == ''
+    assert [line for line in lines if not line.startswith('#')] == [
+        '[Service]', 'Environment=PYTHONHTTPSVERIFY=%d' % int(verify), '']
+    assert dropin.parse_dropin(data) == dict(verify=verify, value=str(int(verify)), reason=reason,
+                                             expires=expires)
+
+
+def test_foreign_file_has_no_marker():
+    assert dropin.parse_dropin(b'[Service]\nEnvironment=PYTHONHTTPSVERIFY=0\n') is None
+    assert dropin.parse_dropin(b'') is None
+    assert dropin.parse_dropin(None) is None
+    assert dropin.parse_dropin(b'# Managed by pep493.https.service_verification\n[Service]\n') is None
+
+
+def test_parse_reads_what_systemd_would():
+    data = (dropin.MARKER.encode('ascii') + b'\r\n# reason: r\r\n[Service]\r\n'
+            b'Environment=PYTHONHTTPSVERIFY=0\r\nEnvironment="PYTHONHTTPSVERIFY=1" OTHER=x\r\n')
+    assert dropin.parse_dropin(data) == dict(verify=True, value='1', reason='r', expires=None)
+    reset = dropin.MARKER.encode('ascii') + b'\n[Service]\nEnvironment=PYTHONHTTPSVERIFY=0\nEnvironment=\n'
+    assert dropin.parse_dropin(reset) == dict(verify=None, value=None, reason=None, expires=None)
+    other_section = dropin.MARKER.encode('ascii') + b'\n[Unit]\nEnvironment=PYTHONHTTPSVERIFY=0\n'
+    assert dropin.parse_dropin(other_section)['value'] is None
+    empty_value = dropin.MARKER.encode('ascii') + b'\n[Service]\nEnvironment=PYTHONHTTPSVERIFY=\n'
+    # only the exact string 0 disables verification
+    assert dropin.parse_dropin(empty_value) == dict(verify=True, value='', reason=None, expires=None)
+
+
+def test_parse_keeps_a_bad_expiry_as_text():
+    data = dropin.MARKER.encode('ascii') + b'\n# expires: someday\n[Service]\nEnvironment=PYTHONHTTPSVERIFY=0\n'
+    assert dropin.parse_dropin(data)['expires'] == 'someday'
+
+
+@pytest.mark.parametrize('text, message', [
+    ('two\nlines', "'\\n'"),
+    ('cr\rin', "'\\r'"),
+    ('tab\there', "'\\t'"),
+    ('nul\x00', "'\\x00'"),
+    ('bell\x07', "'\\x07'"),
+    (u'ls\u2028sep', "'\\u2028'"),
+    (u'bidi\u202eoverride', "'\\u202e'"),
+    ('a' * 201, '201 characters'),
+    ('trailing \\', 'backslash'),
+    (7, 'not a string'),
+])
+def test_bad_reasons(text, message):
+    with pytest.raises(dropin.DropinValueError) as info:
+        dropin.validate_reason(text)
+    assert message in str(info.value)
+
+
+def test_reason_is_stripped_and_empty_means_none():
+    assert dropin.validate_reason('  spaced  ') == 'spaced'
+    assert dropin.validate_reason('   ') is None
+    assert dropin.validate_reason(None) is None
+    assert dropin.validate_reason(u'caf\xe9') == u'caf\xe9'
+
+
+@pytest.mark.parametrize('text', ['2026-02-30', '2026-13-01', '26-01-01', '2026/01/01', 'tomorrow',
+                                  '2026-01-01x', '2026-1-1', 20260101])
+def test_bad_expiry_dates(text):
+    with pytest.raises(dropin.DropinValueError):
+        dropin.validate_expires(text)
+
+
+def test_good_expiry_dates():
+    assert dropin.validate_expires('2028-02-29') == datetime.date(2028, 2, 29)
+    assert dropin.validate_expires(datetime.date(2026, 1, 2)) == datetime.date(2026, 1, 2)
+    assert dropin.validate_expires(datetime.datetime(2026, 1, 2, 3, 4)) == datetime.date(2026, 1, 2)
+    assert dropin.validate_expires(None) is None
+
+
+def test_is_expired_counts_the_expiry_day_as_valid():
+    day = datetime.date(2026, 6, 30)
+    assert not dropin.is_expired(day, datetime.date(2026, 6, 29))
+    assert not dropin.is_expired(day, day)
+    assert dropin.is_expired(day, datetime.date(2026, 7, 1))
+    assert dropin.is_expired('2026-06-30', datetime.date(2026, 7, 1))
+    assert not dropin.is_expired(None, datetime.date(2999, 1, 1))
+
+
+def test_exclusive_selection_keeps_listed_units_only():
+    ours = ['a.service', 'b.service', 'worker@.service', 'worker@3.service']
+    wanted = ['b.service', 'worker@3.service', 'new.service']
+    assert dropin.exclusive_removals(ours, wanted) == ['a.service', 'worker@.service']
+    assert dropin.exclusive_removals(ours, []) == sorted(ours)
+    assert dropin.exclusive_removals([], wanted) == []
+
+
+def test_folder_names_map_back_to_units():
+    assert dropin.unit_from_dropin_folder('a.service.d') == 'a.service'
+    assert dropin.unit_from_dropin_folder('worker@.service.d') == 'worker@.service'
+    assert dropin.unit_from_dropin_folder('a.socket.d') is None
+    assert dropin.unit_from_dropin_folder('a.service') is None
+    assert dropin.unit_from_dropin_folder('bad name.service.d') is None
+
+
+def test_templates_and_instances():
+    assert dropin.is_template('worker@.service')
+    assert not dropin.is_template('worker@3.service')
+    assert dropin.template_of('worker@3.service') == 'worker@.service'
+    assert dropin.template_of('worker@.service') is None
+    assert dropin.template_of('plain.service') is None
+
+
+def test_dropin_path():
+    assert dropin.dropin_path('/etc/systemd/system/', 'a.service') == \
+        '/etc/systemd/system/a.service.d/' + dropin.DEFAULT_DROPIN_NAME
+    assert os.path.basename(dropin.dropin_path('/x', 'a.service', 'y.conf')) == 'y.conf'
