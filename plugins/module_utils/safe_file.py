@@ -111,8 +111,17 @@ def make_dirs(module, path, mode=0o755):
             os.mkdir(folder, mode)
             os.chmod(folder, mode)
         except OSError as exc:
-            raise SafeFileError('cannot create folder %s: %s' % (folder, exc.strerror))
+            # A run in parallel may create the same folder first; a real folder is fine.
+            if exc.errno != errno.EEXIST or not _is_real_dir(folder):
+                raise SafeFileError('cannot create folder %s: %s' % (folder, exc.strerror))
     return created
+
+
+def _is_real_dir(path):
+    try:
+        return stat.S_ISDIR(os.lstat(path).st_mode)
+    except OSError:
+        return False
 
 
 def write_atomic(module, dest, content, check=None, mode=None):
