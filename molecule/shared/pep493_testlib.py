@@ -1,0 +1,99 @@
+"""Helpers shared by the testinfra tests of every scenario.
+
+The tests look at the host itself (files, systemd, real TLS connections) through the
+testinfra podman backend. Two helpers reach the controller side:
+
+* ``results(host, ...)`` reads the module results the converge playbook kept
+  (molecule/shared/tasks/keep-results.yml), to compare what a module reported with
+  what the host really does;
+* ``run_module(host, ...)`` runs one module against the instance with the ``ansible``
+  command and Molecule's inventory (used for the read-only info module, so its report
+  is taken at verify time, after every change).
+"""
+
+import json
+import os
+import subprocess
+
+CFG = "/etc/python/cert-verification.cfg"
+UNIT_DIR = "/etc/systemd/system"
+FIXTURE = "/etc/pep493-fixture"
+URL = "https://localhost:4443/"
+
+# Exit status of the fixture client (molecule/images/fixtures/.../https-client)
+CLIENT_OK = 0
+CLIENT_CERT_REJECTED = 2
+
+
+def instance(host):
+    return host.backend.get_hostname()
+
+
+def platform(host):
+    return host.file(FIXTURE + "/platform").content_string.strip()
+
+
+def has_python2(host):
+    return host.file("/usr/bin/python2.7").exists
+
+
+def results(host, tag="converge", which="first"):
+    """Module results kept by keep-results.yml for this instance."""
+    path = os.path.join(os.environ["MOLECULE_EPHEMERAL_DIRECTORY"], "results",
+                        "%s.%s.%s.json" % (instance(host), tag, which))
+    with open(path) as handle:
+        return json.load(handle)
+
+
+def run_module(host, module, args=None, check=False):
+    """Run one module on the instance through Molecule's inventory; return its result."""
+    cmd = ["ansible", instance(host), "-i", os.environ["MOLECULE_INVENTORY_FILE"],
+           "-o", "-m", module, "-a", json.dumps(args or {})]
+    if check:
+        cmd.append("--check")
+    env = dict(os.environ, ANSIBLE_NOCOLOR="1", ANSIBLE_DEPRECATION_WARNINGS="0")
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300, check=False)
+    line = [x for x in proc.stdout.splitlines() if x.startswith(instance(host) + " | ")]
+    assert line, "no result from %s:\nstdout: %s\nstderr: %s" % (cmd, proc.stdout, proc.stderr)
+    status, _, payload = line[-1].partition(" => ")
+    result = json.loads(payload)
+    result["_status"] = status.split(" | ", 1)[1].strip()
+    result["_stderr"] = proc.stderr
+    return result
+
+
+def unit_environment(host, unit):
+    """systemd's own view of a unit's Environment= (a list of NAME=VALUE)."""
+    out = host.check_output("systemctl show -p Environment --value %s", unit)
+    return out.split()
+
+
+def start_client(host, unit):
+    """Start a oneshot client unit through systemd; return (systemctl rc, ExecMainStatus)."""
+    cmd = host.run("systemctl start %s", unit)
+    status = host.check_output("systemctl show -p ExecMainStatus --value %s", unit)
+    return cmd.rc, int(status)
+
+
+def main_pid_environ(host, unit):
+    pid = host.check_output("systemctl show -p MainPID --value %s", unit).strip()
+    assert pid not in ("", "0"), "%s has no main process" % unit
+    raw = host.check_output("tr '\\0' '\\n' < /proc/%s/environ", pid)
+    return dict(line.split("=", 1) for line in raw.splitlines() if "=" in line)
+
+
+def stray_files(host, folder):
+    """Files in a folder that look like leftovers of an interrupted write."""
+    out = host.run("find %s -maxdepth 1 -type f ( -name '.*' -o -name '*.tmp' -o -name '*~' "
+                   "-o -name '*.swp' -o -name 'tmp*' ) -print", folder)
+    return [x for x in out.stdout.splitlines() if x]
+
+
+def file_state(host, paths):
+    """{path: (sha256, mtime in ns, mode, owner)} for the paths that exist."""
+    state = {}
+    for path in paths:
+        out = host.run("stat -c '%%Y.%%y %%a %%U' %s && sha256sum %s", path, path)
+        if out.rc == 0:
+            state[path] = out.stdout
+    return state
