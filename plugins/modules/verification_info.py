@@ -1,0 +1,544 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: (c) pep493.https contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r'''
+---
+module: verification_info
+short_description: Report what HTTPS certificate verification a host and its services really get (PEP 493)
+version_added: 0.1.0
+description:
+  - Reads, and never changes, everything that decides whether Python 2 programs on the host verify
+    HTTPS certificates by default (PEP 493), and reports its real effect.
+  - The host-wide file C(/etc/python/cert-verification.cfg), read exactly as RHEL/CentOS 7's
+    Python does (the same reader as M(pep493.https.cert_verification)).
+  - The host's Python interpreters, each probed in one short process with a timeout, in a clean
+    environment (C(python -E)) - does it honour C(PYTHONHTTPSVERIFY), which file does it read, does
+    it verify by default with the file as it is now.
+  - Every service whose configuration mentions C(PYTHONHTTPSVERIFY) - a drop-in of
+    M(pep493.https.service_verification), another drop-in, an C(EnvironmentFile=), the unit file
+    itself - with the value systemd puts in effect, the file that sets it, the reason and expiry
+    of a managed exception, the value the running main process really has
+    (C(/proc/<MainPID>/environ)) and whether the variable has any effect on it (none on Python 3).
+  - Host-wide settings of the variable that quietly undo a policy - C(/etc/environment),
+    C(/etc/profile.d/*), systemd's C(DefaultEnvironment=) and the running manager's environment.
+  - A summary with plain-English findings an operator should act on.
+  - The service scan costs a constant number of processes whatever the number of units - one
+    C(systemctl show) for all services and one for the manager's environment - and one pass over
+    the unit folders.
+  - Nothing here fails because of what it finds. A missing systemd, no Python 2, a malformed cfg
+    file, an unreadable process environment or a dangling drop-in folder are reported in the
+    result.
+author:
+  - pep493.https maintainers
+options:
+  path:
+    description:
+      - The cfg file to report on. Red Hat SCL python27 reads C(/opt/rh/python27/root/etc/python/cert-verification.cfg).
+    type: path
+    default: /etc/python/cert-verification.cfg
+  root:
+    description:
+      - A directory treated as C(/) for every file read (image builds, chroots, tests).
+      - Under O(root) only files are read - no interpreter is probed, C(systemctl) is not called and
+        no process is looked at - so services are reported from their unit files and drop-ins.
+      - A symbolic link under O(root) that resolves outside it is not followed; it is reported.
+    type: path
+  interpreters:
+    description:
+      - More interpreter paths to probe, besides C(/usr/bin/python*), C(/usr/local/bin/python*),
+        C(/usr/libexec/platform-python*) and C(/opt/rh/*/root/usr/bin/python*).
+      - A path that does not exist or does not run is reported with its error.
+    type: list
+    elements: path
+    default: []
+  services:
+    description:
+      - Limit the service scan to these units (C(legacy-app) means C(legacy-app.service)). A
+        template (C(worker@.service)) stands for itself and all its loaded instances.
+      - By default every loaded service and every service on disk whose files may set the variable.
+    type: list
+    elements: str
+  probe:
+    description:
+      - Run the interpreters to ask what they do. With V(false) (or under O(root)) nothing is run,
+        RV(interpreters) is empty and RV(summary.host_default) is null.
+    type: bool
+    default: true
+attributes:
+  check_mode:
+    support: full
+    details: The module never changes anything; check mode returns the same report.
+  diff_mode:
+    support: none
+  platform:
+    support: full
+    platforms: posix
+notes:
+  - Only the exact value C(0) turns verification off. C(1), an empty value, C(false), C(no) all
+    leave it on, and on RHEL 7 any set value wins over the cfg file.
+  - The variable is read when a Python process first imports C(ssl). A running process keeps the
+    value it was started with; RV(services[].pending_restart) says when that differs from what
+    the unit now gives.
+  - Reading another process's environment needs root (or the same user).
+seealso:
+  - name: PEP 493
+    description: HTTPS verification migration tools for Python 2.7.
+    link: https://peps.python.org/pep-0493/
+  - module: pep493.https.cert_verification
+  - module: pep493.https.service_verification
+'''
+
+EXAMPLES = r'''
+- name: Report where the host stands
+  pep493.https.verification_info:
+  register: pep493
+
+- name: Fail when a Python 2 program here does not verify certificates by default
+  ansible.builtin.assert:
+    that: pep493.summary.host_default is not false
+    fail_msg: "{{ pep493.summary.findings | join(' ') }}"
+
+- name: Only look at two services, without running any interpreter
+  pep493.https.verification_info:
+    services:
+      - legacy-app
+      - worker@.service
+    probe: false
+
+- name: Audit an image tree before it ships (files only)
+  pep493.https.verification_info:
+    root: /var/tmp/image-root
+
+- name: Include an interpreter outside the usual places
+  pep493.https.verification_info:
+    interpreters:
+      - /opt/app/venv/bin/python
+'''
+
+RETURN = r'''
+probed:
+  description: Whether interpreters were run (false with O(probe=false) and under O(root)).
+  returned: always
+  type: bool
+  sample: true
+systemd_running:
+  description:
+    - Whether systemd runs this host (C(/run/systemd/system) exists) and was asked (never under O(root)).
+    - When false, services are reported from their files only.
+  returned: always
+  type: bool
+  sample: true
+root:
+  description: The O(root) the files were read under, or null.
+  returned: always
+  type: str
+  sample: null
+config:
+  description: The host-wide cfg file, as RHEL 7's Python reads it.
+  returned: always
+  type: dict
+  contains:
+    path:
+      description: The file (as the host sees it, without O(root)).
+      type: str
+      sample: /etc/python/cert-verification.cfg
+    exists:
+      description: Whether it exists.
+      type: bool
+    owner:
+      description: Its owner's name (or uid), null when missing.
+      type: str
+      sample: root
+    group:
+      description: Its group's name (or gid), null when missing.
+      type: str
+      sample: root
+    mode:
+      description: Its permissions, four octal digits, null when missing.
+      type: str
+      sample: '0644'
+    verify:
+      description:
+        - What RHEL 7's Python acts on - V(enable), V(disable), V(platform_default) (also for an
+          unknown value, a missing section or option, or an unreadable file), V(missing) (no file),
+          or V(malformed) (the file makes C(import ssl) raise).
+      type: str
+      sample: platform_default
+    value:
+      description: The raw C(verify) value in effect in C([https]), null when there is none.
+      type: str
+      sample: platform_default
+    valid:
+      description: False when the file makes C(import ssl) raise on RHEL 7.
+      type: bool
+    errors:
+      description: What makes it malformed, one entry per offending line.
+      type: list
+      elements: dict
+      contains:
+        line:
+          description: Line number, from 1.
+          type: int
+        kind:
+          description: V(missing_section_header) (text before any section) or V(parsing_error) (a junk line).
+          type: str
+        text:
+          description: The line's text.
+          type: str
+      sample: [{"line": 1, "kind": "missing_section_header", "text": "verify=disable"}]
+    duplicates:
+      description: Whether there are several C([https]) sections or C(verify) keys (the last one wins).
+      type: bool
+    https_sections:
+      description: How many C([https]) section headers the file has.
+      type: int
+    verify_keys:
+      description: How many C(verify) options the C([https]) sections have.
+      type: int
+    rpmnew:
+      description: The C(.rpmnew) file beside it (a package update's new default), or null.
+      type: str
+      sample: null
+    error:
+      description: Why the file could not be read, or null.
+      type: str
+      sample: null
+    readers:
+      description: The probed interpreters that read this exact file; null when not probed.
+      type: list
+      elements: str
+      sample: ["/usr/bin/python2.7"]
+interpreters:
+  description: Every Python found and probed (empty when not probed).
+  returned: always
+  type: list
+  elements: dict
+  contains:
+    path:
+      description: The interpreter path.
+      type: str
+    version:
+      description: Its version, null when the probe failed.
+      type: str
+      sample: 2.7.5
+    honours_env:
+      description: Whether it honours C(PYTHONHTTPSVERIFY) (has C(ssl._https_verify_envvar)).
+      type: bool
+    reads_config:
+      description: The cfg file it reads (C(ssl._cert_verification_config)), or null.
+      type: str
+      sample: /etc/python/cert-verification.cfg
+    verifies_by_default:
+      description: Whether, in a clean environment and with the file as it is now, it verifies HTTPS certificates by default.
+      type: bool
+    error:
+      description: Why the probe failed (not runnable, no answer within the timeout, C(import ssl) raised), or null.
+      type: str
+      sample: null
+services:
+  description:
+    - Every service whose configuration mentions C(PYTHONHTTPSVERIFY), sorted by unit name.
+    - Under O(root), or without systemd, the systemd fields are null and the value is read from the files.
+  returned: always
+  type: list
+  elements: dict
+  contains:
+    unit:
+      description: The unit name (a template such as C(worker@.service) when reported from files only).
+      type: str
+      sample: legacy-app.service
+    load_state:
+      description: systemd's LoadState (V(loaded), V(not-found), V(masked), ...), null without systemd.
+      type: str
+    active_state:
+      description: systemd's ActiveState (V(active), V(inactive), V(failed), ...), null without systemd.
+      type: str
+    fragment_path:
+      description: The unit file, or null.
+      type: str
+    dropin_paths:
+      description: The drop-ins that apply, in the order systemd applies them.
+      type: list
+      elements: str
+    mentioned_in:
+      description: Every file of the unit (unit file, drop-ins, environment files) that mentions the variable.
+      type: list
+      elements: str
+    value:
+      description:
+        - The C(PYTHONHTTPSVERIFY) value a process of this unit gets when it starts now, null when unset.
+        - systemd's own view (C(systemctl show -p Environment)), overridden by C(EnvironmentFile=)
+          files, falling back to the manager's environment.
+      type: str
+      sample: '0'
+    verify:
+      description: Whether Python 2 in this service verifies because of the value (false only for C(0)); null when unset (the host default applies).
+      type: bool
+    source:
+      description: The file that sets the value in effect (null when it comes from the manager's environment or cannot be told).
+      type: str
+      sample: /etc/systemd/system/legacy-app.service.d/zz-pep493-https.conf
+    source_kind:
+      description: V(dropin), V(unit), V(environment_file), V(manager), or null.
+      type: str
+    managed:
+      description: Whether a drop-in of M(pep493.https.service_verification) (recognised by its marker line) applies.
+      type: bool
+    dropin:
+      description: That managed drop-in, or null.
+      type: str
+    managed_value:
+      description: The value the managed drop-in sets, or null.
+      type: str
+    overridden:
+      description: Whether another setting decides the value in effect instead of the managed drop-in.
+      type: bool
+    reason:
+      description: The managed exception's reason, or null.
+      type: str
+    expires:
+      description: The managed exception's expiry date (C(YYYY-MM-DD)), or null.
+      type: str
+      sample: '2026-12-31'
+    expired:
+      description: Whether that date has passed (an exception is valid through its expiry day).
+      type: bool
+    needs_daemon_reload:
+      description: Whether the unit's files changed since systemd read them (NeedDaemonReload); null without systemd.
+      type: bool
+    main_pid:
+      description: The running main process, or null.
+      type: int
+    running_value:
+      description: C(PYTHONHTTPSVERIFY) in the main process's environment, null when unset or not running.
+      type: str
+    running_value_error:
+      description: Why the main process's environment could not be read, or null.
+      type: str
+    pending_restart:
+      description: Whether the running main process does not have the value the unit now gives (restart it); null when its environment could not be read.
+      type: bool
+    executable:
+      description: The program of the first C(ExecStart=) command, or null.
+      type: str
+      sample: /usr/bin/python2.7
+    python3:
+      description: Whether that command runs Python 3 (directly, through C(env), or by its C(#!) line); null when it cannot be told.
+      type: bool
+    effective:
+      description: Whether the variable can have an effect on this service (false for Python 3); null when it cannot be told.
+      type: bool
+    errors:
+      description: Problems met reading this unit's configuration (for example a missing C(EnvironmentFile=)).
+      type: list
+      elements: str
+global:
+  description: Host-wide settings of C(PYTHONHTTPSVERIFY), in the order found.
+  returned: always
+  type: list
+  elements: dict
+  contains:
+    source:
+      description:
+        - V(etc_environment) (C(/etc/environment), every PAM login session), V(profile_d)
+          (C(/etc/profile.d/*), login shells), V(system_conf) (systemd C(DefaultEnvironment=) in
+          C(system.conf) or C(system.conf.d)), V(manager_environment) (the running manager, C(systemctl show-environment)).
+      type: str
+    path:
+      description: The file, null for the manager's environment.
+      type: str
+    line:
+      description: The line number where known, else null.
+      type: int
+    action:
+      description: V(set), V(unset), V(reset) (an empty C(DefaultEnvironment=)), or V(mention) (named but not assigned).
+      type: str
+    value:
+      description: The value assigned (shell expansions not evaluated), null unless set.
+      type: str
+    disables:
+      description: Whether this setting turns verification off (the value is exactly C(0)).
+      type: bool
+  sample: [{"source": "etc_environment", "path": "/etc/environment", "line": 3, "action": "set", "value": "0", "disables": true}]
+summary:
+  description: Counts and findings for a fleet report.
+  returned: always
+  type: dict
+  contains:
+    host_default:
+      description:
+        - Whether a Python 2 program on this host verifies HTTPS certificates by default - every probed
+          Python 2 does in a clean environment and no host-wide setting turns it off.
+        - Null when not probed, when there is no Python 2, or when a probe could not tell.
+      type: bool
+    python2_interpreters:
+      description: How many probed interpreters are Python 2; null when not probed.
+      type: int
+    exceptions:
+      description: Services whose own configuration sets the variable (any value).
+      type: int
+    opt_outs:
+      description: Of those, how many set it to C(0) (verification off).
+      type: int
+    managed:
+      description: Services with a managed drop-in.
+      type: int
+    unmanaged:
+      description: Exceptions set by something other than a managed drop-in (or overriding one).
+      type: int
+    expired:
+      description: Managed exceptions past their expiry date.
+      type: int
+    pending_restart:
+      description: Services whose running process does not have the value the unit now gives.
+      type: int
+    ineffective:
+      description: Services that set the variable but run Python 3, where it has no effect.
+      type: int
+    global_opt_outs:
+      description: Host-wide settings that turn verification off.
+      type: int
+    findings:
+      description: What an operator should act on, one sentence each.
+      type: list
+      elements: str
+      sample: ["legacy-app.service: the exception expired on 2026-01-31; remove it or renew it with a new date."]
+scan_errors:
+  description: Parts of the host that could not be read or asked (the report is complete otherwise).
+  returned: always
+  type: list
+  elements: str
+  sample: ["/etc/systemd/system/app.service.d is a symbolic link to /gone, which does not exist"]
+'''
+
+import datetime
+import os
+import traceback
+
+from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.pep493.https.plugins.module_utils import audit
+from ansible_collections.pep493.https.plugins.module_utils import cfg
+from ansible_collections.pep493.https.plugins.module_utils import dropin
+from ansible_collections.pep493.https.plugins.module_utils import probe
+from ansible_collections.pep493.https.plugins.module_utils import systemd
+
+
+def argument_spec():
+    return dict(
+        path=dict(type='path', default=cfg.DEFAULT_PATH),
+        root=dict(type='path'),
+        interpreters=dict(type='list', elements='path', default=[]),
+        services=dict(type='list', elements='str'),
+        probe=dict(type='bool', default=True),
+    )
+
+
+def validate_inputs(module):
+    params = module.params
+    if not params['path'].startswith('/'):
+        module.fail_json(msg='path %r must be absolute (for example /etc/python/cert-verification.cfg)'
+                             % params['path'])
+    if params['root'] and not os.path.isdir(params['root']):
+        module.fail_json(msg='root %r is not a directory; give the folder that stands for / or leave root unset'
+                             % params['root'])
+    if params['services'] is None:
+        return None
+    wanted = []
+    errors = []
+    for name in params['services']:
+        try:
+            wanted.append(dropin.validate_unit_name(name))
+        except dropin.UnitNameError as exc:
+            errors.append(str(exc))
+    if errors:
+        module.fail_json(msg='services: %s' % '; '.join(errors))
+    return wanted
+
+
+def probe_host(module):
+    if module.params['root'] or not module.params['probe']:
+        return [], False
+    return probe.probe_interpreters(probe.candidate_interpreters(module.params['interpreters'])), True
+
+
+def ask_systemd(module, inventory, wanted, scan_errors):
+    """(parse_show blocks of all services, the manager's environment), or (None, None)."""
+    systemctl = module.get_bin_path('systemctl')
+    if systemctl is None:
+        scan_errors.append('systemd runs here but systemctl was not found; services reported from files only')
+        return None, None
+    env = dict(LC_ALL='C', SYSTEMD_PAGER='', SYSTEMD_COLORS='0')
+    properties = '--property=' + ','.join(audit.SHOW_PROPERTIES)
+    names = audit.show_arguments(inventory, wanted)
+    blocks = None
+    if names:
+        rc, out, err = module.run_command([systemctl, 'show', '--all', properties] + names, environ_update=env)
+        if rc != 0 and wanted is None:
+            # One odd unit name fails the whole call; the loaded services alone still answer.
+            rc, out, err = module.run_command([systemctl, 'show', '--all', properties, '*.service'],
+                                              environ_update=env)
+        if rc == 0:
+            blocks = systemd.parse_show(out)
+        else:
+            scan_errors.append('systemctl show failed (exit %s): %s; services reported from files only'
+                               % (rc, (err or out).strip()))
+    else:
+        blocks = []
+    rc, out, err = module.run_command([systemctl, 'show', '--property=Environment'], environ_update=env)
+    manager_env = None
+    if rc == 0:
+        found = systemd.parse_show(out)
+        manager_env = systemd.parse_environment(found[0].get('Environment', '') if found else '')
+    else:
+        scan_errors.append("systemctl show --property=Environment (the manager's environment) failed (exit %s): %s"
+                           % (rc, (err or out).strip()))
+    return blocks, manager_env
+
+
+def build_report(module, wanted):
+    params = module.params
+    files = audit.HostFiles(params['root'])
+    scan_errors = []
+
+    interpreters, probed = probe_host(module)
+    config = audit.read_config(files, params['path'])
+    if probed:
+        config['readers'] = [r['path'] for r in probe.readers_of(interpreters, params['path'])]
+
+    inventory = audit.scan_unit_files(files)
+    scan_errors.extend(inventory.errors)
+    running = systemd.systemd_running(params['root'])
+    blocks, manager_env = ask_systemd(module, inventory, wanted, scan_errors) if running else (None, None)
+    services = audit.scan_services(inventory, files, blocks, manager_env,
+                                   audit.read_process_environ if running else None,
+                                   datetime.date.today(), wanted)
+
+    global_settings, errors = audit.scan_global(files)
+    global_settings.extend(audit.manager_settings(manager_env))
+    scan_errors.extend(errors)
+    summary = audit.summarize(config, interpreters, services, global_settings, probed, scan_errors)
+    return dict(changed=False, probed=probed, systemd_running=running, root=params['root'], config=config,
+                interpreters=interpreters, services=services, scan_errors=scan_errors, summary=summary,
+                **{'global': global_settings})
+
+
+def main():
+    module = AnsibleModule(argument_spec=argument_spec(), supports_check_mode=True)
+    wanted = validate_inputs(module)
+    try:
+        result = build_report(module, wanted)
+    except Exception as exc:  # the report must never end in a traceback
+        module.fail_json(msg='verification_info could not finish the report: %s: %s. This is a defect; '
+                             'please report it with the exception below.' % (type(exc).__name__, exc),
+                         exception=traceback.format_exc())
+    module.exit_json(**result)
+
+
+if __name__ == '__main__':
+    main()
