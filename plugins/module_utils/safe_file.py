@@ -158,7 +158,15 @@ def write_atomic(module, dest, content, check=None, mode=None):
     except SafeFileError:
         _remove(tmp)
         raise
-    module.atomic_move(tmp, dest, unsafe_writes=module.params.get('unsafe_writes', False))
+    # atomic_move gives a new file 0666 & ~umask until the module sets its attributes; a
+    # caller's umask 000 would leave it world-writable for that moment (or for good after
+    # a crash), so never let it be wider than 0644.
+    umask = os.umask(0o022)
+    os.umask(umask | 0o022)
+    try:
+        module.atomic_move(tmp, dest, unsafe_writes=module.params.get('unsafe_writes', False))
+    finally:
+        os.umask(umask)
     _fsync_dir(folder)
 
 
@@ -208,3 +216,43 @@ def text_for_diff(data):
     if data is None:
         return ''
     return data.decode('utf-8', 'replace')
+
+
+def remove_file(module, path):
+    """Delete the file ``path`` (not in check mode). Returns whether it existed."""
+    if not os.path.lexists(path):
+        return False
+    if os.path.isdir(path) and not os.path.islink(path):
+        raise SafeFileError('%s is a directory, not a file: not removed' % path)
+    if module.check_mode:
+        return True
+    try:
+        os.unlink(path)
+    except OSError as exc:
+        if exc.errno == errno.ENOENT:
+            return False
+        raise SafeFileError('cannot remove %s: %s' % (path, exc.strerror))
+    _fsync_dir(os.path.dirname(path))
+    return True
+
+
+def remove_empty_dir(module, path, ignore=()):
+    """Delete the folder ``path`` when it holds nothing but names in ``ignore`` (not in
+    check mode, where those are taken as already gone). Returns whether it is (or would be) removed."""
+    try:
+        left = [name for name in os.listdir(path) if name not in ignore]
+    except OSError as exc:
+        if exc.errno == errno.ENOENT:
+            return False
+        raise SafeFileError('cannot read folder %s: %s' % (path, exc.strerror))
+    if left or os.path.islink(path):
+        return False
+    if module.check_mode:
+        return True
+    try:
+        os.rmdir(path)
+    except OSError as exc:
+        if exc.errno in (errno.ENOTEMPTY, errno.EEXIST):
+            return False
+        raise SafeFileError('cannot remove folder %s: %s' % (path, exc.strerror))
+    return True
