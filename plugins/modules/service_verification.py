@@ -164,6 +164,11 @@ notes:
     C(PYTHONHTTPSVERIFY) in an environment file keeps that value. M(pep493.https.verification_info) shows
     what the running process really has.
   - Python started with C(-E) ignores the variable.
+  - systemd reads one file per drop-in name. An instance's drop-in (C(worker@3.service.d/zz-pep493-https.conf))
+    therefore replaces its template's drop-in of the same name for that instance, which is what a more
+    specific exception should do.
+  - When C(daemon-reload) or the restart fails, the module fails with the command's error, after the
+    drop-ins were written; the result still lists RV(services) and RV(removed).
   - Unit names are passed to C(systemctl) after C(--), as a list of arguments (never through a shell).
 seealso:
   - name: PEP 493
@@ -591,12 +596,13 @@ def warn_about(module, item, public_item):
                     % (name, environment.get(dropin.VARIABLE, '(unset)'), wanted, os.path.basename(item['path'])))
 
 
-def run_systemctl(module, systemctl, args, done):
+def run_systemctl(module, systemctl, args, done, result):
     rc, out, err = module.run_command([systemctl] + args)
     if rc != 0:
+        result.update(rc=rc, stdout=out, stderr=err)
         module.fail_json(msg='systemctl %s failed (exit %d): %s. The drop-ins were written (%s); run the command by '
                              'hand once the cause is fixed.' % (' '.join(args), rc, (err or out).strip(), done),
-                         rc=rc, stdout=out, stderr=err)
+                         **result)
 
 
 def main():
@@ -668,7 +674,7 @@ def main():
     if changes and systemctl:
         if params['daemon_reload']:
             if not module.check_mode:
-                run_systemctl(module, systemctl, ['daemon-reload'], ', '.join(changed_units))
+                run_systemctl(module, systemctl, ['daemon-reload'], ', '.join(changed_units), result)
             result['reloaded'] = True
         elif params['restart'] != 'never':
             module.warn('restart without daemon_reload: systemd restarts the units with the drop-ins it loaded '
@@ -678,7 +684,8 @@ def main():
         elif params['restart'] == 'restart':
             result['restarted'] = [item['name'] for item in runnable]
         if result['restarted'] and not module.check_mode:
-            run_systemctl(module, systemctl, [params['restart'], '--'] + result['restarted'], ', '.join(changed_units))
+            run_systemctl(module, systemctl, [params['restart'], '--'] + result['restarted'], ', '.join(changed_units),
+                          result)
         result['pending_restart'] = [item['name'] for item in runnable if item.get('active_state') in RUNNING_STATES
                                      and item['name'] not in result['restarted']]
 

@@ -450,3 +450,11 @@ def test_live_reload_failure_is_a_clear_error(run_module, tmp_path, live):
     result = run_module.fail(service_verification, live_args(tmp_path, name='a', verify=False))
     assert 'systemctl daemon-reload failed' in result['msg'] and 'a.service' in result['msg']
     assert 'Access denied' in result['msg']
+
+
+def test_live_restart_failure_keeps_the_results(run_module, tmp_path, live):
+    live({'a.service': dict(LoadState='loaded', ActiveState='active', ExecStart=PY2_EXEC)}, fail='try-restart')
+    result = run_module.fail(service_verification, live_args(tmp_path, name='a', verify=False, restart='try-restart'))
+    assert 'systemctl try-restart -- a.service failed (exit 1)' in result['msg']
+    assert result['reloaded'] is True and result['services'][0]['action'] == 'created'
+    assert os.path.exists(result['services'][0]['path'])
