@@ -23,7 +23,6 @@ import stat
 
 from ansible_collections.pep493.https.plugins.module_utils import cfg
 from ansible_collections.pep493.https.plugins.module_utils import dropin
-from ansible_collections.pep493.https.plugins.module_utils import safe_file
 from ansible_collections.pep493.https.plugins.module_utils import systemd
 
 VARIABLE = 'PYTHONHTTPSVERIFY'
@@ -306,44 +305,81 @@ class ScanError(Exception):
 
 
 class HostFiles(object):
-    """Read-only access to the host's files, or to a tree treated as ``/`` (``root``)."""
+    """Read-only access to the host's files, or to a tree treated as ``/`` (``root``).
+
+    Under ``root``, symbolic links resolve as they would inside it (an absolute target starts
+    at ``root``, ``..`` stops there), the way systemd in a chroot or a booted image sees them:
+    no path ever leads outside ``root``. Paths in messages are the host's (without ``root``).
+    """
+
+    MAX_LINKS = 40
 
     def __init__(self, root=None):
-        self.root = root
+        self.root = os.path.realpath(root) if root else None
 
     def real(self, path):
-        """The path to open; under ``root`` never outside it."""
+        """The path to open for the host path ``path``."""
         if not self.root:
             return path
+        if not path.startswith('/'):
+            raise ScanError('path %r must be absolute' % path)
+        parts = [p for p in path.split('/') if p not in ('', '.')]
+        done = []
+        hops = 0
+        while parts:
+            part = parts.pop(0)
+            if part == '..':
+                if done:
+                    done.pop()
+                continue
+            candidate = os.path.join(self.root, *(done + [part]))
+            try:
+                target = os.readlink(candidate)
+            except OSError:
+                done.append(part)    # not a link, or missing: nothing more to resolve here
+                continue
+            hops += 1
+            if hops > self.MAX_LINKS:
+                raise ScanError('%s: too many levels of symbolic links' % path)
+            if target.startswith('/'):
+                done = []
+            parts = [p for p in target.split('/') if p not in ('', '.')] + parts
+        return os.path.join(self.root, *done) if done else self.root
+
+    def _missing(self, path):
+        """The message for a missing ``path``: None, or why when it is a dangling link."""
+        folder, name = os.path.split(path)
         try:
-            return safe_file.resolve_path(path, self.root, follow=True)
-        except safe_file.SafeFileError as exc:
-            raise ScanError(str(exc))
+            link = os.path.join(self.real(folder), name)
+            target = os.readlink(link)
+        except (OSError, ScanError):
+            return None
+        return '%s is a symbolic link to %s, which does not exist' % (path, target)
 
     def read(self, path, limit=MAX_READ):
         """Bytes of ``path`` (at most ``limit``), or None when it does not exist."""
-        real = self.real(path)
         try:
-            with open(real, 'rb') as handle:
+            with open(self.real(path), 'rb') as handle:
                 return handle.read(limit)
         except (IOError, OSError) as exc:
-            if exc.errno == errno.ENOENT:
-                if os.path.islink(real):
-                    raise ScanError('%s is a symbolic link to %s, which does not exist'
-                                    % (path, os.readlink(real)))
+            if exc.errno in (errno.ENOENT, errno.ENOTDIR):
+                dangling = self._missing(path)
+                if dangling:
+                    raise ScanError(dangling)
                 return None
+            if exc.errno == errno.EISDIR:
+                raise ScanError('%s is a folder, not a file' % path)
             raise ScanError('cannot read %s: %s' % (path, exc.strerror or exc))
 
     def listdir(self, path):
         """Sorted entry names of folder ``path``, or None when it does not exist."""
-        real = self.real(path)
         try:
-            return sorted(os.listdir(real))
+            return sorted(os.listdir(self.real(path)))
         except (IOError, OSError) as exc:
             if exc.errno == errno.ENOENT:
-                if os.path.islink(real):
-                    raise ScanError('%s is a symbolic link to %s, which does not exist'
-                                    % (path, os.readlink(real)))
+                dangling = self._missing(path)
+                if dangling:
+                    raise ScanError(dangling)
                 return None
             if exc.errno == errno.ENOTDIR:
                 raise ScanError('%s is not a folder' % path)
@@ -354,13 +390,14 @@ class HostFiles(object):
         folder, name = os.path.split(path)
         try:
             return os.lstat(os.path.join(self.real(folder), name))
-        except OSError:
+        except (OSError, ScanError):
             return None
 
     def stat(self, path):
+        """os.stat of ``path`` (links followed, under root), or None when missing."""
         try:
             return os.stat(self.real(path))
-        except OSError:
+        except (OSError, ScanError):
             return None
 
     def is_masked(self, path):
@@ -376,9 +413,9 @@ class HostFiles(object):
         return target == '/dev/null'
 
     def resolve(self, path):
-        """The real path of ``path`` (under root), or None when it cannot be resolved."""
+        """The real path of ``path`` (under root: inside it), or None when it cannot be resolved."""
         try:
-            return os.path.realpath(self.real(path))
+            return os.path.realpath(self.real(path)) if not self.root else self.real(path)
         except ScanError:
             return None
 
@@ -793,7 +830,8 @@ def show_arguments(inventory, wanted=None):
     cannot be shown (systemctl fails the whole call), so they stay files-only.
     """
     if wanted is None:
-        names = ['*.service'] + [u for u in inventory.units() if inventory.may_matter(u)]
+        names = ['*.service'] + [u for u in inventory.units()
+                                 if inventory.may_matter(u) and not dropin.is_template(u)]
     else:
         names = list(wanted)
     result = []
