@@ -1,0 +1,95 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) pep493.https contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Interpreter probing: real interpreters where the machine has them, fake ones for failures."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import json
+import os
+import sys
+import time
+
+import pytest
+
+from ansible_collections.pep493.https.plugins.module_utils import probe
+
+KEYS = {'path', 'version', 'honours_env', 'reads_config', 'verifies_by_default', 'error'}
+PYTHON27 = [p for p in (os.path.expanduser('~/.pyenv/versions/2.7.18/bin/python2.7'), '/usr/bin/python2.7')
+            if os.access(p, os.X_OK)]
+
+
+def fake(tmp_path, name, body):
+    path = tmp_path / name
+    path.write_text(u'#!/bin/sh\n' + body + u'\n')
+    os.chmod(str(path), 0o755)
+    return str(path)
+
+
+RHEL7_ANSWER = {'version': '2.7.5', 'honours_env': True,
+                'reads_config': '/etc/python/cert-verification.cfg', 'verifies_by_default': False}
+
+
+def test_this_python3_honours_nothing_and_verifies():
+    if sys.version_info[0] < 3:
+        pytest.skip('needs a Python 3 to probe as the test interpreter')
+    [result] = probe.probe_interpreters([sys.executable])
+    assert set(result) == KEYS and result['error'] is None
+    assert result['version'] == '%d.%d.%d' % sys.version_info[:3]
+    assert result['honours_env'] is False and result['reads_config'] is None
+    assert result['verifies_by_default'] is True
+
+
+@pytest.mark.skipif(not PYTHON27, reason='no Python 2.7 interpreter on this machine')
+def test_upstream_python27_honours_the_variable_and_the_probe_ignores_ours(monkeypatch):
+    monkeypatch.setenv('PYTHONHTTPSVERIFY', '0')     # the probe's clean environment must not see it
+    [result] = probe.probe_interpreters(PYTHON27[:1])
+    assert result['error'] is None and result['version'].startswith('2.7.')
+    assert result['honours_env'] is True and result['reads_config'] is None
+    assert result['verifies_by_default'] is True
+
+
+def test_a_rhel7_like_answer_is_collected_and_found_as_reader(tmp_path):
+    path = fake(tmp_path, 'python2.7', "echo '%s'" % json.dumps(RHEL7_ANSWER))
+    results = probe.probe_interpreters([path])
+    assert results == [dict(RHEL7_ANSWER, path=path, error=None)]
+    assert probe.readers_of(results, '/etc/python/cert-verification.cfg') == results
+    assert probe.readers_of(results, '/opt/rh/python27/root/etc/python/cert-verification.cfg') == []
+
+
+def test_broken_missing_slow_and_garbage_interpreters_are_reported(tmp_path):
+    broken = fake(tmp_path, 'broken', "echo 'ImportError: No module named _ssl' >&2; exit 1")
+    slow = fake(tmp_path, 'slow', 'exec sleep 30')
+    garbage = fake(tmp_path, 'garbage', 'echo "[1, 2]"')
+    missing = str(tmp_path / 'missing')
+    started = time.time()
+    results = probe.probe_interpreters([broken, slow, garbage, missing], timeout=1.0)
+    elapsed = time.time() - started
+    by_path = dict((r['path'], r) for r in results)
+    assert [r['path'] for r in results] == [broken, slow, garbage, missing]
+    assert all(set(r) == KEYS and r['version'] is None for r in results)
+    assert by_path[broken]['error'] == 'probe failed (exit 1): ImportError: No module named _ssl'
+    assert by_path[slow]['error'] == 'no answer within 1.0 seconds'
+    assert by_path[garbage]['error'] == 'probe printed unexpected output'
+    assert by_path[missing]['error'].startswith('cannot run: ')
+    assert elapsed < 10, 'the slow interpreter must be killed at the timeout'
+
+
+def test_probes_run_in_parallel(tmp_path):
+    paths = [fake(tmp_path, 'p%d' % n, "sleep 0.6; echo '%s'" % json.dumps(RHEL7_ANSWER)) for n in range(4)]
+    started = time.time()
+    results = probe.probe_interpreters(paths, timeout=5)
+    assert all(r['error'] is None for r in results)
+    assert time.time() - started < 2.0, 'four 0.6 s probes one after the other would take 2.4 s'
+
+
+def test_candidates_keep_extra_paths_and_drop_duplicates(tmp_path, monkeypatch):
+    real = fake(tmp_path, 'python2.7', 'exit 0')
+    link = str(tmp_path / 'python2')
+    os.symlink(real, link)
+    monkeypatch.setattr(probe, 'CANDIDATE_GLOBS', (str(tmp_path / 'python*'),))
+    missing = str(tmp_path / 'nope' / 'python')
+    found = probe.candidate_interpreters([real, missing, missing])
+    assert found == [link, missing]
