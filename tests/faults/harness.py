@@ -14,6 +14,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CHECKOUT = os.path.dirname(os.path.dirname(HERE))
@@ -99,39 +100,44 @@ def run(name, args, check_mode=False, diff=False, prefix=None, env=None, timeout
     return finish(proc, args_file, timeout)
 
 
-def killed_at(name, args, point, timeout=RUN_TIMEOUT, umask=None):
-    """Run ``name`` and have it SIGKILL itself just before its ``point``-th file operation.
+class KillServer(object):
+    """One process that imports ``name`` once and forks a child per run (killpoint.py serve):
+    crash tests can afford hundreds of real, separate runs."""
 
-    ``point`` 0 only counts: returns (Run, number of file operations of a full run).
-    """
-    args_file = write_args(args)
-    cmd = [PYTHON, KILLPOINT, name, args_file, str(point)] + ([oct(umask)] if umask is not None else [])
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    result = finish(proc, args_file, timeout)
-    ops = None
-    for line in result.err.splitlines():
-        if line.startswith('killpoint-ops='):
-            ops = int(line.split('=', 1)[1])
-    return result, ops
+    def __init__(self, name, folder):
+        self.folder = folder
+        self.proc = subprocess.Popen([PYTHON, KILLPOINT, name, 'serve'], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, universal_newlines=True)
 
-
-def killed_after(name, args, delay, timeout=RUN_TIMEOUT):
-    """Start ``name``; once its imports are done, wait ``delay`` seconds and SIGKILL it."""
-    import time
-    args_file = write_args(args)
-    proc = subprocess.Popen([PYTHON, KILLPOINT, name, args_file, 'ready'], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE)
-    try:
-        proc.stderr.read(6)  # "ready\n", written after the imports
-        time.sleep(delay)
+    def run(self, args, point=None, delay=None, umask=None, timeout=RUN_TIMEOUT):
+        """One run killed before its ``point``-th file operation, or ``delay`` seconds after
+        its start; returns (Run, file operations seen by a run that was not killed)."""
+        args_file = write_args(args, folder=self.folder)
+        out = args_file + '.out'
+        request = dict(args_file=args_file, out=out, point=point, delay=delay, umask=umask)
+        self.proc.stdin.write(json.dumps(request) + '\n')
+        self.proc.stdin.flush()
+        timer = threading.Timer(timeout, self.proc.kill)
+        timer.start()
         try:
-            os.kill(proc.pid, signal.SIGKILL)
-        except OSError:
-            pass
-        out, err = proc.communicate(timeout=timeout)
-    finally:
+            answer = self.proc.stdout.readline()
+        finally:
+            timer.cancel()
+        assert answer, 'the kill server died or a run exceeded %ss' % timeout
+        with open(out, 'rb') as handle:
+            output = handle.read()
+        os.unlink(out)
         os.unlink(args_file)
-    return Run(proc.returncode, parse_result(out), out, err.decode('utf-8', 'replace'))
+        ops = None
+        for line in output.decode('utf-8', 'replace').splitlines():
+            if line.startswith('killpoint-ops='):
+                ops = int(line.split('=', 1)[1])
+        run = Run(json.loads(answer)['returncode'], parse_result(output), output, output.decode('utf-8', 'replace'))
+        return run, ops
+
+    def close(self):
+        self.proc.stdin.close()
+        self.proc.wait(RUN_TIMEOUT)
 
 
 def simultaneous(requests, gate_folder):
