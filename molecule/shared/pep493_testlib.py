@@ -11,6 +11,7 @@ testinfra podman backend. Two helpers reach the controller side:
   is taken at verify time, after every change).
 """
 
+import glob
 import json
 import os
 import subprocess
@@ -38,11 +39,19 @@ def has_python2(host):
 
 
 def results(host, tag="converge", which="first"):
-    """Module results kept by keep-results.yml for this instance."""
-    path = os.path.join(os.environ["MOLECULE_EPHEMERAL_DIRECTORY"], "results",
-                        "%s.%s.%s.json" % (instance(host), tag, which))
-    with open(path) as handle:
-        return json.load(handle)
+    """Module results kept by keep-results.yml for this instance.
+
+    which: "first" (the first run), "last" (the latest, e.g. the idempotence run), "all".
+    """
+    stem = os.path.join(os.environ["MOLECULE_EPHEMERAL_DIRECTORY"], "results",
+                        "%s.%s." % (instance(host), tag))
+    paths = sorted(glob.glob(glob.escape(stem) + "[0-9][0-9][0-9].json"))
+    assert paths, "no results kept under %s*.json" % stem
+    loaded = []
+    for path in paths if which == "all" else [paths[0] if which == "first" else paths[-1]]:
+        with open(path) as handle:
+            loaded.append(json.load(handle))
+    return loaded if which == "all" else loaded[0]
 
 
 def run_module(host, module, args=None, check=False):
