@@ -7,6 +7,7 @@
   role makes one ``service_verification`` call with the whole list;
 * ``compliance``: compare one host's ``verification_info`` result with the policy;
 * ``fleet_report``: one report entry per host, with counts per compliance state;
+* ``batch_summary``: one line per host of an enforce batch;
 * ``newest_backup``: the most recent ``backup_local`` copy among found files.
 """
 
@@ -58,9 +59,10 @@ def exception_plan(exceptions, today, require_justification=True, expired='remov
     """Validate the exception list and split it.
 
     Returns ``problems`` (one message per bad entry, naming it), ``active`` and ``expired`` (the
-    entries, names canonical, ``expires`` as text), and ``services``: the list to hand to
-    ``service_verification`` (the active entries, plus the expired ones when ``expired`` is
-    ``keep``).
+    entries, names canonical, ``expires`` as text), ``allowed`` (the exceptions the host may have:
+    the active ones, plus the expired ones when ``expired`` is ``keep``) and ``services``: the list
+    to hand to ``service_verification`` (``allowed``, plus a ``state: absent`` item per expired
+    exception when ``expired`` is ``remove``).
     """
     if expired not in EXPIRED_POLICIES:
         raise AnsibleFilterError('expired=%r: use one of %s' % (expired, ', '.join(EXPIRED_POLICIES)))
@@ -104,8 +106,11 @@ def exception_plan(exceptions, today, require_justification=True, expired='remov
         for item in past:
             problems.append('exception for %s expired on %s (pep493_https_expired: fail); renew its expiry date '
                             'or remove it' % (item['name'], item['expires']))
-    services = active + past if expired == 'keep' else list(active)
-    return dict(problems=problems, active=active, expired=past, services=services)
+    allowed = active + past if expired == 'keep' else list(active)
+    services = list(allowed)
+    if expired == 'remove':
+        services.extend(dict(name=item['name'], state='absent') for item in past)
+    return dict(problems=problems, active=active, expired=past, allowed=allowed, services=services)
 
 
 def _service_name(service):
@@ -117,7 +122,8 @@ def _global_optouts(node, path=''):
     found = []
     if isinstance(node, dict):
         value = node.get('value')
-        if value is not None and not isinstance(value, (dict, list)) and str(value) == '0':
+        if node.get('disables') is True or ('disables' not in node and value is not None
+                                            and not isinstance(value, (dict, list)) and str(value) == '0'):
             found.append(str(node.get('path') or node.get('file') or node.get('source') or path or 'global'))
         for key, child in sorted(node.items()):
             if isinstance(child, (dict, list)):
@@ -131,8 +137,8 @@ def _global_optouts(node, path=''):
 def compliance(info, verify='enable', exceptions=None, exclusive=True, expired='remove'):
     """How one host stands against the policy.
 
-    ``info`` is a ``verification_info`` result; ``exceptions`` the active exceptions of the policy
-    (``exception_plan(...).services``). Returns ``state`` (one of STATES), ``compliant`` and the
+    ``info`` is a ``verification_info`` result; ``exceptions`` the exceptions the policy allows
+    (``exception_plan(...).allowed``). Returns ``state`` (one of STATES), ``compliant`` and the
     ``reasons`` (non-compliance) and ``warnings`` in plain words.
     """
     if not isinstance(info, dict):
@@ -143,6 +149,8 @@ def compliance(info, verify='enable', exceptions=None, exclusive=True, expired='
     if config.get('valid') is False:
         reasons.append('%s is malformed and breaks "import ssl" for Python 2 on RHEL 7'
                        % config.get('path', 'the cfg file'))
+    elif config.get('verify') == 'missing' or config.get('exists') is False:
+        reasons.append('%s does not exist, the policy says verify=%s' % (config.get('path', 'the cfg file'), verify))
     elif config.get('verify') != verify:
         reasons.append('%s says verify=%s, the policy says verify=%s'
                        % (config.get('path', 'the cfg file'), config.get('verify'), verify))
@@ -179,15 +187,13 @@ def compliance(info, verify='enable', exceptions=None, exclusive=True, expired='
             reasons.append('%s has PYTHONHTTPSVERIFY=0%s and no exception in the policy'
                            % (name, ' from %s' % source if source else ''))
     for name in sorted(set(allowed) - seen):
-        warnings.append('no exception in effect for %s (the unit may not be installed yet)' % name)
-    for service in services:
-        if service.get('effective') is False and str(service.get('value')) in ('0', '1'):
-            warnings.append('PYTHONHTTPSVERIFY on %s has no effect: it runs Python 3' % _service_name(service))
+        warnings.append('the exception the policy gives %s is not in place (not applied yet, or the unit is not '
+                        'installed)' % name)
+    # Ineffective exceptions and pending restarts are in verification_info's own findings.
     if reasons:
         state = 'non_compliant'
     elif pending:
         state = 'pending_restart'
-        warnings.append('restart needed for the setting to take effect: %s' % ', '.join(sorted(pending)))
     elif any(str(s.get('value')) == '0' for s in services if _service_name(s) in allowed):
         state = 'compliant_with_exceptions'
     else:
@@ -267,6 +273,36 @@ def fleet_report(hosts, audits, generated=None):
     )
 
 
+def batch_summary(batch, hostvars):
+    """One line per host of an enforce batch: its compliance state and what the policy changed."""
+    lines = ['batch of %d host%s: %s' % (len(batch), '' if len(batch) == 1 else 's', ', '.join(batch))]
+    for host in batch:
+        try:
+            hv = hostvars[host]
+        except (KeyError, TypeError):
+            hv = {}
+        error = hv.get('__pep493_https_enforce_error')
+        if error:
+            lines.append('%s: FAILED - %s' % (host, error))
+            continue
+        status = hv.get('pep493_https_status') or {}
+        state = (status.get('compliance') or {}).get('state', 'not audited')
+        cfg = hv.get('__pep493_https_cfg') or {}
+        services = hv.get('__pep493_https_services') or {}
+        changed = [u.get('name') for u in (services.get('services') or []) + (services.get('removed') or [])
+                   if u.get('action') not in (None, 'unchanged')]
+        parts = [state]
+        if cfg.get('verify'):
+            parts.append('cfg %s -> %s' % (cfg.get('previous'), cfg['verify']) if cfg.get('changed')
+                         else 'cfg %s' % cfg['verify'])
+        parts.append('drop-ins changed: %s' % (', '.join(changed) if changed else 'none'))
+        restarted = hv.get('__pep493_https_restart_units') or []
+        if restarted:
+            parts.append('%s: %s' % (hv.get('__pep493_https_restart_verb', 'restart'), ', '.join(restarted)))
+        lines.append('%s: %s' % (host, '; '.join(parts)))
+    return lines
+
+
 def newest_backup(paths):
     """The newest ``backup_local`` copy (by the time stamp in its name; mtimes are copied from
     the original), or None."""
@@ -285,5 +321,6 @@ class FilterModule(object):
             exception_plan=exception_plan,
             compliance=compliance,
             fleet_report=fleet_report,
+            batch_summary=batch_summary,
             newest_backup=newest_backup,
         )

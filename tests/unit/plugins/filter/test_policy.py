@@ -29,7 +29,8 @@ def test_plan_canonical_names_and_split_by_expiry():
     assert plan['problems'] == []
     assert [e['name'] for e in plan['active']] == ['legacy-app.service', 'today.service']
     assert [e['name'] for e in plan['expired']] == ['old.service']
-    assert plan['services'] == plan['active']
+    assert plan['allowed'] == plan['active']
+    assert plan['services'] == plan['active'] + [dict(name='old.service', state='absent')]
     assert plan['active'][0] == dict(name='legacy-app.service', verify=False,
                                      reason='vendor agent pins an old CA', expires='2026-12-31')
 
@@ -37,6 +38,8 @@ def test_plan_canonical_names_and_split_by_expiry():
 def test_plan_keep_passes_expired_entries_on():
     plan = policy.exception_plan([exc('a'), exc('b', expires='2020-01-01')], TODAY, expired='keep')
     assert [e['name'] for e in plan['services']] == ['a.service', 'b.service']
+    assert plan['allowed'] == plan['services']
+    assert all('state' not in e for e in plan['services'])
     assert plan['problems'] == []
 
 
@@ -159,14 +162,32 @@ def test_pending_restart_and_ineffective_are_reported():
     result = policy.compliance(host, 'enable', allowed)
     assert result['state'] == 'pending_restart'
     assert result['compliant'] is True
-    assert any('py3.service' in w and 'no effect' in w for w in result['warnings'])
-    assert any('a.service' in w and 'restart' in w for w in result['warnings'])
+    assert result['reasons'] == []
 
 
 def test_missing_exception_is_a_warning():
     result = policy.compliance(info(), 'enable', [dict(name='later', verify=False)])
     assert result['state'] == 'compliant'
-    assert 'later.service' in result['warnings'][0]
+    assert 'later.service' in result['warnings'][0] and 'not in place' in result['warnings'][0]
+
+
+def test_missing_cfg_file_is_named_as_missing():
+    host = info(verify='missing')
+    host['config']['exists'] = False
+    result = policy.compliance(host, 'enable', [])
+    assert result['reasons'] == ['/etc/python/cert-verification.cfg does not exist, the policy says verify=enable']
+
+
+def test_global_opt_out_as_verification_info_reports_it():
+    host = info(global_=[{'source': 'etc_environment', 'path': '/etc/environment', 'line': 3, 'action': 'set',
+                          'value': '0', 'disables': True},
+                         {'source': 'manager_environment', 'path': None, 'action': 'set', 'value': '1',
+                          'disables': False},
+                         {'source': 'profile_d', 'path': '/etc/profile.d/x.sh', 'action': 'mention', 'value': None,
+                          'disables': False}])
+    result = policy.compliance(host, 'enable', [])
+    assert result['reasons'] == ['PYTHONHTTPSVERIFY=0 is set host-wide in /etc/environment: it turns verification '
+                                 'off for every Python 2 program that inherits it']
 
 
 def test_global_opt_out_anywhere_is_non_compliant():
@@ -247,4 +268,23 @@ def test_newest_backup_none():
 
 def test_filters_are_registered():
     names = set(policy.FilterModule().filters())
-    assert names == set(['exception_plan', 'compliance', 'fleet_report', 'newest_backup'])
+    assert names == set(['exception_plan', 'compliance', 'fleet_report', 'batch_summary', 'newest_backup'])
+
+
+# --- batch_summary --------------------------------------------------------------------------
+
+def test_batch_summary_lines():
+    hostvars = {
+        'a': {'pep493_https_status': {'compliance': {'state': 'compliant'}},
+              '__pep493_https_cfg': {'changed': True, 'previous': 'platform_default', 'verify': 'enable'},
+              '__pep493_https_services': {'services': [{'name': 'x.service', 'action': 'created'},
+                                                       {'name': 'y.service', 'action': 'unchanged'}],
+                                          'removed': [{'name': 'z.service', 'action': 'removed'}]},
+              '__pep493_https_restart_verb': 'try-restart', '__pep493_https_restart_units': ['x.service']},
+        'b': {'__pep493_https_enforce_error': 'Refuse a host-wide disable: no'},
+    }
+    lines = policy.batch_summary(['a', 'b'], hostvars)
+    assert lines == ['batch of 2 hosts: a, b',
+                     'a: compliant; cfg platform_default -> enable; drop-ins changed: x.service, z.service; '
+                     'try-restart: x.service',
+                     'b: FAILED - Refuse a host-wide disable: no']
