@@ -41,7 +41,7 @@ description:
     C(effective=false) for that unit.
   - It warns on every O(verify=false) (insecure) and on every exception already past its O(expires) date.
 author:
-  - pep493.https maintainers
+  - pep493.https maintainers (!UNKNOWN)
 options:
   name:
     description:
@@ -149,6 +149,8 @@ options:
     type: str
     choices: [never, try-restart, restart]
     default: never
+extends_documentation_fragment:
+  - ansible.builtin.action_common_attributes
 attributes:
   check_mode:
     support: full
@@ -417,7 +419,7 @@ def plan_file(module, item, unit_dir, dropin_name, root, errors):
         old = safe_file.read_bytes(path)
     except safe_file.SafeFileError as exc:
         # resolve_path's hint names an option this module does not have.
-        errors.append('%s (%s): %s' % (item['label'], item['name'], str(exc).split('; set follow=true')[0]))
+        errors.append('%s (%s): %s' % (item['label'], item['name'], str(exc).split('; set follow=true', 1)[0]))
         return
     item.update(path=path, old=old, new=None, old_mode=None)
     current = dropin.parse_dropin(old)

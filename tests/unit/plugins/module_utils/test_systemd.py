@@ -112,7 +112,7 @@ def test_unit_file_exec_start():
 
 
 def heads(mapping):
-    return lambda path: mapping.get(path)
+    return mapping.get
 
 
 @pytest.mark.parametrize('argv, files, expected', [

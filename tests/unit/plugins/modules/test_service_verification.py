@@ -72,8 +72,8 @@ def args(root, **kwargs):
 
 
 def unit_file(root, unit, exec_start, folder='lib/systemd/system'):
-    return put(os.path.join(str(root), folder, unit), ('[Unit]\nDescription=x\n\n[Service]\nExecStart=%s\n'
-                                                        % exec_start).encode('ascii'))
+    text = '[Unit]\nDescription=x\n\n[Service]\nExecStart=%s\n' % exec_start
+    return put(os.path.join(str(root), folder, unit), text.encode('ascii'))
 
 
 def test_create_writes_exact_content_modes_and_reports(run_module, tmp_path):
@@ -191,8 +191,8 @@ def test_batch_with_one_bad_item_writes_nothing(run_module, tmp_path):
 def test_batch_with_a_foreign_file_writes_nothing(run_module, tmp_path):
     put(dropin_file(tmp_path, 'b.service'), b'[Service]\n')
     before = snapshot(tmp_path)
-    result = run_module.fail(service_verification, args(tmp_path, services=[dict(name='a', verify=False),
-                                                                           dict(name='b', verify=False)]))
+    services = [dict(name='a', verify=False), dict(name='b', verify=False)]
+    result = run_module.fail(service_verification, args(tmp_path, services=services))
     assert 'services[1] (b.service)' in result['msg']
     assert snapshot(tmp_path) == before
 
@@ -206,8 +206,8 @@ def test_bad_unit_names_fail_naming_the_value(run_module, tmp_path, bad):
 
 
 def test_duplicate_units_are_refused(run_module, tmp_path):
-    result = run_module.fail(service_verification, args(tmp_path, services=[dict(name='a', verify=False),
-                                                                           dict(name='a.service', verify=True)]))
+    services = [dict(name='a', verify=False), dict(name='a.service', verify=True)]
+    result = run_module.fail(service_verification, args(tmp_path, services=services))
     assert 'already given in services[0]' in result['msg']
 
 
