@@ -132,6 +132,7 @@ def write_atomic(module, dest, content, check=None, mode=None):
     Raises SafeFileError; the destination is never left half-written.
     """
     folder = os.path.dirname(dest)
+    creating = not os.path.exists(dest)
     try:
         fd, tmp = tempfile.mkstemp(prefix='.%s.' % os.path.basename(dest), suffix='.tmp', dir=folder)
     except (IOError, OSError) as exc:
@@ -150,7 +151,7 @@ def write_atomic(module, dest, content, check=None, mode=None):
         problem = check(written) if check else None
         if problem:
             raise SafeFileError('refusing to install %s: %s' % (dest, problem))
-        if mode is not None and not os.path.exists(dest):
+        if mode is not None and creating:
             os.chmod(tmp, mode)
     except (IOError, OSError) as exc:
         _remove(tmp)
@@ -167,6 +168,12 @@ def write_atomic(module, dest, content, check=None, mode=None):
         module.atomic_move(tmp, dest, unsafe_writes=module.params.get('unsafe_writes', False))
     finally:
         os.umask(umask)
+    if mode is not None and creating:
+        # atomic_move gives a new file its mode from the umask, not the one asked for here.
+        try:
+            os.chmod(dest, mode)
+        except OSError as exc:
+            raise SafeFileError('cannot set mode %04o on %s: %s' % (mode, dest, exc.strerror))
     _fsync_dir(folder)
 
 
