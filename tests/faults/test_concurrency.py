@@ -10,7 +10,7 @@ import random
 import pytest
 
 import harness
-from ansible_collections.pep493.https.plugins.module_utils import cfg
+from ansible_collections.pep493.https.plugins.module_utils import cfg, dropin
 
 RUNS = 20
 CFG = '/etc/python/cert-verification.cfg'
@@ -76,3 +76,41 @@ def test_cert_verification_on_an_existing_file_with_backups(root):
         if r.result.get('backup_file'):
             with open(r.result['backup_file'], 'rb') as handle:
                 assert cfg.parse_cfg(handle.read()).valid
+
+
+UNIT = 'legacy-app'
+
+
+def _dropin(root):
+    return os.path.join(root, 'etc', 'systemd', 'system', 'legacy-app.service.d', 'zz-pep493-https.conf')
+
+
+def _service_args(root, rng, absent_share):
+    if rng.random() < absent_share:
+        return dict(root=root, name=UNIT, state='absent')
+    return dict(root=root, name=UNIT, verify=rng.random() < 0.5, reason='ticket %d' % rng.randint(1, 99),
+                expires='2030-01-%02d' % rng.randint(1, 28))
+
+
+def _check_dropin(root, requests, runs):
+    failed = [r for r in runs if not r.ok]
+    assert not failed, failed[:3]
+    path = _dropin(root)
+    present = [(a['verify'], a['reason'], a['expires']) for a in requests if a.get('state') != 'absent']
+    if os.path.exists(path):
+        with open(path, 'rb') as handle:
+            parsed = dropin.parse_dropin(handle.read())
+        assert parsed is not None
+        assert (parsed['verify'], parsed['reason'], parsed['expires'].isoformat()) in present
+        assert oct(os.stat(path).st_mode & 0o7777) == oct(0o644)
+        assert harness.temp_leftovers(os.path.dirname(path)) == []
+    else:
+        assert len(present) < len(requests), 'no run asked for absent, yet the drop-in is gone'
+
+
+@pytest.mark.parametrize('absent_share', [0.0, 0.3])
+def test_service_verification_on_one_unit(root, absent_share):
+    rng = random.Random(int(absent_share * 10))
+    requests = [_service_args(root, rng, absent_share) for dummy in range(RUNS)]
+    runs = _race([('service_verification', args) for args in requests], os.path.dirname(root))
+    _check_dropin(root, requests, runs)

@@ -17,7 +17,7 @@ import threading
 import time
 
 import harness
-from ansible_collections.pep493.https.plugins.module_utils import cfg
+from ansible_collections.pep493.https.plugins.module_utils import cfg, dropin
 
 KILLS = 200
 LANES = 2
@@ -37,16 +37,19 @@ def _read(path):
 class Lane(object):
     """One throw-away root, killed over and over, checked after every kill."""
 
+    module = 'cert_verification'
+
     def __init__(self, root, seed, umask):
         self.root = root
         self.rng = random.Random(seed)
         self.umask = umask
         self.path = os.path.join(root, 'etc', 'python', 'cert-verification.cfg')
+        self.wipe = os.path.join(root, 'etc')
         self.kills = self.completed = self.leftovers = 0
         self.points = set()
         self.ops = {}
         self.seconds = {}
-        self.server = harness.KillServer('cert_verification', os.path.dirname(root))
+        self.server = harness.KillServer(self.module, os.path.dirname(root))
         self.problems = []
 
     def request(self):
@@ -58,7 +61,7 @@ class Lane(object):
             args['verify'] = verify
         return verify, args
 
-    def expected_new(self, old, verify):
+    def expected_new(self, old, verify, args):
         if old is None:
             return cfg.new_cfg(verify) if verify else None
         return cfg.render_cfg(old, verify)
@@ -68,12 +71,12 @@ class Lane(object):
         if roll < 0.15 and os.path.exists(self.path):
             os.unlink(self.path)
         elif roll < 0.25:
-            shutil.rmtree(os.path.join(self.root, 'etc'), ignore_errors=True)
+            shutil.rmtree(self.wipe, ignore_errors=True)
         old = _read(self.path)
         verify, args = self.request()
-        new = self.expected_new(old, verify)
+        new = self.expected_new(old, verify, args)
         # file operations differ by case; learn each case's count from a complete run first
-        case = (old is None, os.path.isdir(os.path.dirname(self.path)), args['backup'], new == old)
+        case = (old is None, os.path.isdir(os.path.dirname(self.path)), args.get('backup'), new == old)
         if timed and case in self.ops:
             run, ops = self.server.run(args, delay=self.rng.uniform(0, self.seconds[case]), umask=self.umask)
             point = 'timed'
@@ -89,16 +92,21 @@ class Lane(object):
             self.points.add((case, point))
         elif run.ok:
             self.completed += 1
+            if os.path.exists(self.path) and os.stat(self.path).st_mode & 0o777 != 0o644:
+                self.problems.append(('mode after a complete run', point, oct(os.stat(self.path).st_mode)))
         else:
             self.problems.append(('run failed', point, run))
         self.check(old, new, point)
+
+    def parseable(self, data):
+        return cfg.parse_cfg(data).valid
 
     def check(self, old, new, point):
         now = _read(self.path)
         if now not in (old, new):
             self.problems.append(('neither old nor new', point, old, new, now))
         if now is not None:
-            if not cfg.parse_cfg(now).valid:
+            if not self.parseable(now):
                 self.problems.append(('unparseable', point, now))
             mode = os.stat(self.path).st_mode & 0o777
             if mode & 0o022:
@@ -109,19 +117,34 @@ class Lane(object):
             os.unlink(os.path.join(folder, name))
 
 
-def test_sigkill_at_random_points_leaves_old_or_new(root):
-    lanes = []
-    for index in range(LANES):
-        lane_root = os.path.join(os.path.dirname(root), 'lane%d' % index)
-        os.makedirs(os.path.join(lane_root, 'etc', 'python'))
-        with open(os.path.join(lane_root, 'etc', 'python', 'cert-verification.cfg'), 'wb') as handle:
-            handle.write(SHIPPED)
-        # lane 1 runs with umask 000, the worst a caller may hand the module
-        lanes.append(Lane(lane_root, 493 + index, 0o022 if index == 0 else 0o000))
+class ServiceLane(Lane):
+    """The same for service_verification's drop-in of one unit."""
 
+    module = 'service_verification'
+
+    def __init__(self, root, seed, umask):
+        Lane.__init__(self, root, seed, umask)
+        self.path = os.path.join(root, 'etc', 'systemd', 'system', 'legacy-app.service.d', 'zz-pep493-https.conf')
+        self.wipe = os.path.dirname(self.path)
+
+    def request(self):
+        if self.rng.random() < 0.2:
+            return None, dict(root=self.root, name='legacy-app', state='absent')
+        verify = self.rng.random() < 0.5
+        return verify, dict(root=self.root, name='legacy-app', verify=verify, reason='ticket %d' % self.rng.randint(1, 9),
+                            expires='2030-01-%02d' % self.rng.randint(1, 28))
+
+    def expected_new(self, old, verify, args):
+        return None if verify is None else dropin.render_dropin(verify, args['reason'], args['expires'])
+
+    def parseable(self, data):
+        return dropin.parse_dropin(data) is not None
+
+
+def _drive(lanes):
     def drive(lane):
         try:
-            while lane.kills < KILLS // LANES and not lane.problems:
+            while lane.kills < KILLS // len(lanes) and not lane.problems:
                 lane.one(timed=lane.rng.random() < TIMED_SHARE)
         except Exception as exc:  # a broken harness must fail the test, not end a lane early
             lane.problems.append(('harness error', repr(exc)))
@@ -137,10 +160,32 @@ def test_sigkill_at_random_points_leaves_old_or_new(root):
                    distinct_kill_points=len(set().union(*[l.points for l in lanes])),
                    file_operations_per_run=sorted(set(o for l in lanes for o in l.ops.values())),
                    temp_files_left_by_kills=sum(l.leftovers for l in lanes))
-    print('crash figures: %s' % json.dumps(figures, sort_keys=True))
+    print('crash figures (%s): %s' % (lanes[0].module, json.dumps(figures, sort_keys=True)))
     problems = [p for l in lanes for p in l.problems]
     assert not problems, problems[:3]
     assert figures['kills'] == KILLS
+
+
+def test_sigkill_service_verification_leaves_old_or_new_dropin(root):
+    lanes = []
+    for index in range(LANES):
+        lane_root = os.path.join(os.path.dirname(root), 'lane%d' % index)
+        os.makedirs(lane_root)
+        lanes.append(ServiceLane(lane_root, 7 + index, 0o022 if index == 0 else 0o077))
+    _drive(lanes)
+
+
+def test_sigkill_at_random_points_leaves_old_or_new(root):
+    lanes = []
+    for index in range(LANES):
+        lane_root = os.path.join(os.path.dirname(root), 'lane%d' % index)
+        os.makedirs(os.path.join(lane_root, 'etc', 'python'))
+        with open(os.path.join(lane_root, 'etc', 'python', 'cert-verification.cfg'), 'wb') as handle:
+            handle.write(SHIPPED)
+        # lane 1 runs with umask 000, the worst a caller may hand the module
+        lanes.append(Lane(lane_root, 493 + index, 0o022 if index == 0 else 0o000))
+
+    _drive(lanes)
     # after all that, a normal run still converges
     for lane in lanes:
         run = harness.run('cert_verification', dict(root=lane.root, verify='enable'))
