@@ -730,12 +730,14 @@ def _first_argv(show_value):
     return commands[0] if commands else None
 
 
-def service_record(unit, inventory, files, show=None, manager_env=None, environ_reader=None, today=None):
+def service_record(unit, inventory, files, show=None, manager_env=None, environ_reader=None, today=None,
+                   force=False):
     """One entry of ``services``, or None when nothing about ``unit`` mentions the variable.
 
     ``show`` is systemctl's record for the unit (None: files only). ``environ_reader(pid)``
     returns (environment, error) of a running process (None: processes are not looked at).
-    ``today`` (a date) decides ``expired``.
+    ``today`` (a date) decides ``expired``. ``force``: a record even when the configuration no
+    longer mentions the variable (its running process still has it).
     """
     on_disk = inventory.dropins_of(unit)
     if show is not None and show.get('LoadState') != 'not-found':
@@ -780,7 +782,7 @@ def service_record(unit, inventory, files, show=None, manager_env=None, environ_
             if file_value is not None:
                 value, source, source_kind = file_value, path, SOURCE_ENVIRONMENT_FILE
 
-    if not mentioned and not set_in_unit:
+    if not mentioned and not set_in_unit and not force:
         return None
     if value is None and manager_env and VARIABLE in manager_env:
         value, source, source_kind = manager_env[VARIABLE], None, SOURCE_MANAGER
@@ -854,10 +856,12 @@ def _wanted_unit(unit, wanted):
 
 def scan_services(inventory, files, show_blocks=None, manager_env=None, environ_reader=None,
                   today=None, wanted=None):
-    """The ``services`` list: every service whose configuration mentions the variable.
+    """The ``services`` list: every service whose configuration mentions the variable, and
+    every running service whose main process has a value its unit no longer gives.
 
     ``show_blocks`` is parse_show() of the one ``systemctl show`` call (None: files only).
-    Cost per unit that does not matter: a few dictionary look-ups, no file read.
+    Cost per unit that does not matter: a few dictionary look-ups and, when it runs, one read
+    of its /proc/<pid>/environ; no process.
     """
     records = []
     seen = set()
@@ -879,13 +883,23 @@ def scan_services(inventory, files, show_blocks=None, manager_env=None, environ_
         relevant = (VARIABLE in (block.get('Environment') or '') or inventory.may_matter(unit)
                     or any(_mentions(read_cached(path)) for path, _optional
                            in show_environment_files(block.get('EnvironmentFiles'))))
+        reader = environ_reader
+        forced = False
+        if not relevant and environ_reader is not None and _int_or_none(block.get('MainPID')):
+            # A process started while a setting existed keeps it after the setting is gone.
+            running = environ_reader(_int_or_none(block['MainPID']))
+            expected = (manager_env or {}).get(VARIABLE)
+            relevant = forced = running[0] is not None and running[0].get(VARIABLE) != expected
+            reader = lambda pid, running=running: running  # noqa: E731 - read once, used once
         if relevant:
-            record = service_record(unit, inventory, files, block, manager_env, environ_reader, today)
+            record = service_record(unit, inventory, files, block, manager_env, reader, today, force=forced)
             if record is not None:
                 records.append(record)
     for unit in inventory.units():
         if unit in seen or not _wanted_unit(unit, wanted) or not inventory.may_matter(unit):
             continue
+        if dropin.is_template(unit) and any(dropin.template_of(name) == unit for name in seen):
+            continue    # its loaded instances are reported with systemd's own view
         record = service_record(unit, inventory, files, None, manager_env, None, today)
         if record is not None:
             records.append(record)
@@ -988,7 +1002,7 @@ def summarize(config, interpreters, services, global_settings, probed, scan_erro
         'managed': len([r for r in services if r['managed']]),
         'unmanaged': len([r for r in exceptions if not r['managed'] or r['overridden']]),
         'expired': len([r for r in services if r['expired']]),
-        'pending_restart': len([r for r in services if r['pending_restart']]),
+        'pending_restart': len([r for r in services if _restart_matters(r)]),
         'ineffective': len([r for r in services if r['value'] is not None and r['effective'] is False]),
         'global_opt_outs': len([s for s in global_settings if s['disables']]),
         'findings': findings,
@@ -1046,7 +1060,7 @@ def _service_findings(record):
     if record['expired']:
         found.append('%s: the exception expired on %s (%s); remove it or renew it with a new date.'
                      % (unit, record['expires'], record['dropin']))
-    if record['pending_restart']:
+    if _restart_matters(record):
         found.append('%s: the running process (PID %s) has PYTHONHTTPSVERIFY=%s but the unit now gives %s; '
                      'restart it.' % (unit, record['main_pid'], _shown(record['running_value']), _shown(value)))
     if record['needs_daemon_reload']:
@@ -1066,6 +1080,11 @@ def _service_findings(record):
     for error in record['errors']:
         found.append('%s: %s.' % (unit, error))
     return found
+
+
+def _restart_matters(record):
+    """A pending restart that changes something (not for a service the variable cannot affect)."""
+    return bool(record['pending_restart']) and record['effective'] is not False
 
 
 def _shown(value):

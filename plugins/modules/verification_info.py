@@ -250,7 +250,9 @@ services:
   elements: dict
   contains:
     unit:
-      description: The unit name (a template such as C(worker@.service) when reported from files only).
+      description:
+        - The unit name. A template (C(worker@.service)) appears when its own files set the variable
+          and none of its instances is loaded (always under O(root)); loaded instances appear by their own names.
       type: str
       sample: legacy-app.service
     load_state:
@@ -396,7 +398,7 @@ summary:
       description: Managed exceptions past their expiry date.
       type: int
     pending_restart:
-      description: Services whose running process does not have the value the unit now gives.
+      description: Services whose running process does not have the value the unit now gives, leaving out those the variable cannot affect (Python 3).
       type: int
     ineffective:
       description: Services that set the variable but run Python 3, where it has no effect.

@@ -513,3 +513,42 @@ def test_environ_reader_is_not_used_under_files_only(tmp_path):
     files = show_root(tmp_path)
     records = audit.scan_services(audit.scan_unit_files(files), files, None, None, None, TODAY)
     assert records[0]['main_pid'] is None and records[0]['pending_restart'] is False
+
+
+def test_removed_setting_still_in_the_running_process_is_reported(tmp_path):
+    files = audit.HostFiles(str(tmp_path))
+    show = ('Id=legacy.service\nLoadState=loaded\nActiveState=active\nMainPID=31\nEnvironment=\nEnvironmentFiles=\n'
+            'FragmentPath=/lib/systemd/system/legacy.service\nDropInPaths=\nNeedDaemonReload=no\n\n'
+            'Id=clean.service\nLoadState=loaded\nActiveState=active\nMainPID=32\nEnvironment=\nEnvironmentFiles=\n'
+            'FragmentPath=/lib/systemd/system/clean.service\nDropInPaths=\nNeedDaemonReload=no\n')
+    environ = {31: {'PYTHONHTTPSVERIFY': '0'}, 32: {'PATH': '/bin'}}
+    read = []
+
+    def reader(pid):
+        read.append(pid)
+        return environ[pid], None
+
+    records = audit.scan_services(audit.scan_unit_files(files), files, systemd.parse_show(show),
+                                  environ_reader=reader, today=TODAY)
+    assert [r['unit'] for r in records] == ['legacy.service']
+    assert records[0]['value'] is None and records[0]['running_value'] == '0'
+    assert records[0]['pending_restart'] is True and records[0]['mentioned_in'] == []
+    assert sorted(read) == [31, 32], 'each process environment is read once'
+    # When the manager's environment gives every service the same value, nothing is pending.
+    environ[32] = {'PYTHONHTTPSVERIFY': '0'}
+    assert audit.scan_services(audit.scan_unit_files(files), files, systemd.parse_show(show),
+                               manager_env={'PYTHONHTTPSVERIFY': '0'}, environ_reader=reader, today=TODAY) == []
+
+
+def test_a_template_is_reported_through_its_loaded_instances(tmp_path):
+    write(tmp_path, '/lib/systemd/system/w@.service', b'[Service]\nExecStart=/usr/bin/python2.7 /w\n')
+    conf = '/etc/systemd/system/w@.service.d/zz-pep493-https.conf'
+    write(tmp_path, conf, ours())
+    files = audit.HostFiles(str(tmp_path))
+    show = ('Id=w@1.service\nLoadState=loaded\nActiveState=inactive\nMainPID=0\nEnvironment=PYTHONHTTPSVERIFY=0\n'
+            'EnvironmentFiles=\nFragmentPath=/lib/systemd/system/w@.service\nDropInPaths=%s\nNeedDaemonReload=no\n' % conf)
+    records = audit.scan_services(audit.scan_unit_files(files), files, systemd.parse_show(show),
+                                  environ_reader=no_environ, today=TODAY)
+    assert [(r['unit'], r['managed'], r['source']) for r in records] == [('w@1.service', True, conf)]
+    alone = audit.scan_services(audit.scan_unit_files(files), files, [], environ_reader=no_environ, today=TODAY)
+    assert [r['unit'] for r in alone] == ['w@.service']
