@@ -208,7 +208,26 @@ def backup(module, path):
     """A timestamped copy beside ``path`` (not in check mode); returns its name or None."""
     if module.check_mode or not os.path.exists(path):
         return None
-    return module.backup_local(path)
+    try:
+        return module.backup_local(path)
+    except Exception as exc:  # ansible-core 2.19+ raises where older ones call fail_json
+        cause = getattr(exc, '__cause__', None) or exc
+        _remove_partial_backups(path)
+        raise SafeFileError('cannot back up %s before changing it: %s; nothing was changed'
+                            % (path, getattr(cause, 'strerror', None) or cause))
+
+
+def _remove_partial_backups(path):
+    # backup_local names copies <file>.<pid>.<timestamp>~; only this process's can be partial.
+    folder, name = os.path.split(path)
+    prefix = '%s.%d.' % (name, os.getpid())
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return
+    for entry in names:
+        if entry.startswith(prefix) and entry.endswith('~'):
+            _remove(os.path.join(folder, entry))
 
 
 def file_args_for(module, path, default_mode=None, exists=True):
