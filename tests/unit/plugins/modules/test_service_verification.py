@@ -8,9 +8,12 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import os
+import shutil
 import stat
+import tempfile
 
 import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from ansible.module_utils import basic
 from ansible.module_utils.common import warnings as ansible_warnings
@@ -458,3 +461,29 @@ def test_live_restart_failure_keeps_the_results(run_module, tmp_path, live):
     assert 'systemctl try-restart -- a.service failed (exit 1)' in result['msg']
     assert result['reloaded'] is True and result['services'][0]['action'] == 'created'
     assert os.path.exists(result['services'][0]['path'])
+
+
+# run_module's capsys is re-read at the start of every run, so sharing it across examples is fine.
+SHARED_FIXTURES = [check for check in HealthCheck if check.name == 'function_scoped_fixture']
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=SHARED_FIXTURES)
+@given(st.text(alphabet=u'ab@.-_:\\/ \n%=\x00\xe9', max_size=12))
+def test_any_name_writes_inside_its_dropin_folder_or_nothing(run_module, name):
+    clear_warnings()
+    root = tempfile.mkdtemp(prefix='pep493-sv-')
+    try:
+        result, code = run_module(service_verification, dict(root=root, name=name, verify=False))
+        written = []
+        for folder, dirs, files in os.walk(root):
+            written.extend(os.path.relpath(os.path.join(folder, f), root) for f in files)
+        if code != 0:
+            assert written == [] and result['failed']
+            if '\x00' not in name:  # AnsibleModule itself refuses NUL in arguments, before main() checks them
+                assert result['msg'].startswith('Nothing was changed')
+        else:
+            unit = dropin.validate_unit_name(name)
+            assert written == [os.path.join(UNIT_DIR, unit + '.d', NAME)]
+            assert result['services'][0]['path'] == os.path.join(os.path.realpath(root), written[0])
+    finally:
+        shutil.rmtree(root)
