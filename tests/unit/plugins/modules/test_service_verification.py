@@ -487,3 +487,14 @@ def test_any_name_writes_inside_its_dropin_folder_or_nothing(run_module, name):
             assert result['services'][0]['path'] == os.path.join(os.path.realpath(root), written[0])
     finally:
         shutil.rmtree(root)
+
+
+def test_modes_hold_under_a_strict_umask(run_module, tmp_path):
+    old = os.umask(0o077)
+    try:
+        run_module.ok(service_verification, args(tmp_path, name='a', verify=False))
+    finally:
+        os.umask(old)
+    path = dropin_file(tmp_path, 'a.service')
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o644
+    assert stat.S_IMODE(os.stat(os.path.dirname(path)).st_mode) == 0o755
