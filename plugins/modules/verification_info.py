@@ -29,8 +29,9 @@ description:
     C(/etc/profile.d/*), systemd's C(DefaultEnvironment=) and the running manager's environment.
   - A summary with plain-English findings an operator should act on.
   - The service scan costs a constant number of processes whatever the number of units - one
-    C(systemctl show) for all services and one for the manager's environment - and one pass over
-    the unit folders.
+    C(systemctl show) for the manager's environment and one for every service that may matter
+    (its files mention the variable or name environment files, or one of its processes has the
+    variable) - plus one pass over the unit folders and one over C(/proc).
   - Nothing here fails because of what it finds. A missing systemd, no Python 2, a malformed cfg
     file, an unreadable process environment or a dangling drop-in folder are reported in the
     result.
@@ -470,37 +471,37 @@ def probe_host(module):
 
 
 def ask_systemd(module, inventory, wanted, scan_errors):
-    """(parse_show blocks of all services, the manager's environment), or (None, None)."""
+    """(parse_show blocks of the services that may matter, the manager's environment).
+
+    Two systemctl processes at most, whatever the number of units: the manager's environment,
+    then one ``systemctl show`` for every unit worth asking about (see audit.show_arguments).
+    """
     systemctl = module.get_bin_path('systemctl')
     if systemctl is None:
         scan_errors.append('systemd runs here but systemctl was not found; services reported from files only')
         return None, None
     env = dict(LC_ALL='C', SYSTEMD_PAGER='', SYSTEMD_COLORS='0')
-    properties = '--property=' + ','.join(audit.SHOW_PROPERTIES)
-    names = audit.show_arguments(inventory, wanted)
-    blocks = None
-    if names:
-        rc, out, err = module.run_command([systemctl, 'show', '--all', properties] + names, environ_update=env)
-        if rc != 0 and wanted is None:
-            # One odd unit name fails the whole call; the loaded services alone still answer.
-            rc, out, err = module.run_command([systemctl, 'show', '--all', properties, '*.service'],
-                                              environ_update=env)
-        if rc == 0:
-            blocks = systemd.parse_show(out)
-        else:
-            scan_errors.append('systemctl show failed (exit %s): %s; services reported from files only'
-                               % (rc, (err or out).strip()))
-    else:
-        blocks = []
-    rc, out, err = module.run_command([systemctl, 'show', '--property=Environment'], environ_update=env)
     manager_env = None
+    rc, out, err = module.run_command([systemctl, 'show', '--property=Environment'], environ_update=env)
     if rc == 0:
         found = systemd.parse_show(out)
         manager_env = systemd.parse_environment(found[0].get('Environment', '') if found else '')
     else:
         scan_errors.append("systemctl show --property=Environment (the manager's environment) failed (exit %s): %s"
                            % (rc, (err or out).strip()))
-    return blocks, manager_env
+    nominated = audit.units_of_processes((manager_env or {}).get(audit.VARIABLE)) if wanted is None else []
+    names = audit.show_arguments(inventory, wanted, nominated)
+    if not names:
+        return [], manager_env
+    properties = '--property=' + ','.join(audit.SHOW_PROPERTIES)
+    # --all: a pattern also matches inactive loaded units (systemd 252 and later match only
+    # active ones without it).
+    rc, out, err = module.run_command([systemctl, 'show', '--all', properties] + names, environ_update=env)
+    if rc != 0:
+        scan_errors.append('systemctl show failed (exit %s): %s; services reported from files only'
+                           % (rc, (err or out).strip()))
+        return None, manager_env
+    return systemd.parse_show(out), manager_env
 
 
 def build_report(module, wanted):

@@ -223,8 +223,37 @@ def test_show_arguments_never_name_a_template_or_an_invalid_unit(tmp_path):
     write(tmp_path, '/etc/systemd/system/w@.service.d/zz-pep493-https.conf', ours())
     write(tmp_path, '/etc/systemd/system/bad name.service.d/x.conf', ODD_DROPIN)
     inventory = audit.scan_unit_files(audit.HostFiles(str(tmp_path)))
-    assert audit.show_arguments(inventory) == ['*.service', 'app.service']
+    assert audit.show_arguments(inventory) == ['app.service', 'w@*.service']
     assert audit.show_arguments(inventory, ['w@.service', 'x.service']) == ['w@*.service', 'x.service']
+    assert audit.show_arguments(inventory, nominated=['ran.service', 'app.service']) == [
+        'app.service', 'w@*.service', 'ran.service']
+    write(tmp_path, '/etc/systemd/system/app-.service.d/x.conf', ODD_DROPIN)
+    write(tmp_path, '/etc/systemd/system/service.d/y.conf', b'[Service]\nEnvironmentFile=-/etc/default/all\n')
+    inventory = audit.scan_unit_files(audit.HostFiles(str(tmp_path)))
+    # A top-level service.d drop-in applies to every service: all of them may matter now.
+    assert audit.show_arguments(inventory) == [
+        'app.service', 'quiet.service', 'w@*.service', 'app-*.service', '*.service']
+
+
+def test_units_of_processes_from_environ_and_cgroup(tmp_path):
+    proc = tmp_path / 'proc'
+    table = {
+        '10': (b'PATH=/bin\0PYTHONHTTPSVERIFY=0\0', b'0::/system.slice/legacy.service\n'),
+        '11': (b'PYTHONHTTPSVERIFY=0\0', b'12:pids:/x\n1:name=systemd:/system.slice/w@2.service\n'),
+        '12': (b'PYTHONHTTPSVERIFY=1\0', b'0::/system.slice/manager-default.service\n'),
+        '13': (b'PATH=/bin\0', b'0::/system.slice/clean.service\n'),
+        '14': (b'PYTHONHTTPSVERIFY=0\0', b'0::/user.slice/user-0.slice/user@0.service/app.slice/mine.service\n'),
+        '15': (b'PYTHONHTTPSVERIFY=0\0', b'0::/user.slice/user-0.slice/session-1.scope\n'),
+    }
+    for pid, (environ, cgroup) in table.items():
+        (proc / pid).mkdir(parents=True)
+        (proc / pid / 'environ').write_bytes(environ)
+        (proc / pid / 'cgroup').write_bytes(cgroup)
+    (proc / 'self').mkdir()
+    assert audit.units_of_processes('1', proc=str(proc)) == ['legacy.service', 'w@2.service']
+    assert audit.units_of_processes(None, proc=str(proc)) == [
+        'legacy.service', 'manager-default.service', 'w@2.service']
+    assert audit.units_of_processes(None, proc=str(tmp_path / 'none')) == []
 
 
 # --- the unit-folder scan and service records against a root ------------------------------------

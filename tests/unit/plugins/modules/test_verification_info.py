@@ -231,8 +231,9 @@ def show_block(unit, environment='', main_pid=0, dropins='', fragment=None, file
 class FakeSystemd(object):
     """Stands in for systemd: the host's files come from a tree, systemctl from canned text."""
 
-    def __init__(self, monkeypatch, root, units=10, environ=None, show_rc=0, manager='LANG=C'):
+    def __init__(self, monkeypatch, root, units=10, environ=None, show_rc=0, manager='LANG=C', nominated=()):
         self.calls = []
+        self.nominated = list(nominated)
         self.root = str(root)
         dropin_path = UNITS + '/legacy.service.d/zz-pep493-https.conf'
         write(root, '/usr/lib/systemd/system/legacy.service', b'[Service]\nExecStart=/usr/bin/python2.7 /app\n')
@@ -247,10 +248,14 @@ class FakeSystemd(object):
         monkeypatch.setattr(verification_info.audit, 'HostFiles', lambda root=None: real_host_files(self.root))
         monkeypatch.setattr(verification_info.systemd, 'systemd_running', lambda root=None: not root)
         monkeypatch.setattr(verification_info.audit, 'read_process_environ', self.read_environ)
+        monkeypatch.setattr(verification_info.audit, 'units_of_processes', self.units_of_processes)
         monkeypatch.setattr(basic.AnsibleModule, 'get_bin_path', lambda module, name, *a, **k: '/bin/' + name)
         monkeypatch.setattr(basic.AnsibleModule, 'run_command', self.run_command)
 
-    def read_environ(self, pid):
+    def units_of_processes(self, expected=None, proc='/proc'):
+        return list(self.nominated)
+
+    def read_environ(self, pid, proc='/proc'):
         if pid not in self.environ:
             return None, 'cannot read /proc/%d/environ: permission denied' % pid
         return self.environ[pid], None
@@ -261,13 +266,15 @@ class FakeSystemd(object):
         if args[-1] == '--property=Environment':
             return 0, self.manager, ''
         assert args[2] == '--all' and args[3] == '--property=' + ','.join(audit.SHOW_PROPERTIES)
-        assert '*.service' in args
+        assert args[4:] == ['legacy.service'] + self.nominated, 'only the units that may matter are shown'
         return self.show_rc, self.show if self.show_rc == 0 else '', 'Failed to get properties' if self.show_rc else ''
 
 
 def test_two_systemctl_calls_whatever_the_number_of_units(run_module, tmp_path, monkeypatch):
     counts = []
     for units in (10, 300):
+        for n in range(units):
+            write(tmp_path, '/usr/lib/systemd/system/filler%d.service' % n, b'[Service]\nExecStart=/bin/sleep 1d\n')
         fake = FakeSystemd(monkeypatch, tmp_path, units=units, environ={4242: {'PYTHONHTTPSVERIFY': '0'}})
         result = run_module.ok(verification_info, dict(probe=False))
         counts.append(len(fake.calls))
@@ -291,6 +298,12 @@ def test_pending_restart_from_the_running_process(run_module, tmp_path, monkeypa
     [legacy] = result['services']
     assert legacy['pending_restart'] is None and 'permission denied' in legacy['running_value_error']
     assert result['summary']['pending_restart'] == 0
+
+
+def test_units_nominated_by_their_processes_are_shown(run_module, tmp_path, monkeypatch):
+    fake = FakeSystemd(monkeypatch, tmp_path, environ={4242: {'PYTHONHTTPSVERIFY': '0'}}, nominated=['filler3.service'])
+    run_module.ok(verification_info, dict(probe=False))
+    assert fake.calls[-1][-2:] == ['legacy.service', 'filler3.service']
 
 
 def test_manager_environment_opt_out(run_module, tmp_path, monkeypatch):
