@@ -77,18 +77,57 @@ def resolve_path(path, root=None, follow=False):
 
 
 def read_bytes(path):
-    """Content of ``path`` as bytes, or None when it does not exist."""
+    """Content of ``path`` as bytes, or None when it does not exist.
+
+    Only a regular file is read: a FIFO would block the run for ever and a device could
+    be endless, so anything else is refused (opened non-blocking, checked with fstat).
+    """
     try:
-        with open(path, 'rb') as handle:
-            return handle.read()
-    except (IOError, OSError) as exc:
+        fd = os.open(path, os.O_RDONLY | getattr(os, 'O_NONBLOCK', 0))
+    except OSError as exc:
         if exc.errno == errno.ENOENT:
             return None
-        if exc.errno == errno.EISDIR:
-            raise SafeFileError('%s is a directory, not a file' % path)
+        if exc.errno == errno.ENOTDIR:
+            raise SafeFileError('cannot read %s: %s is a file, not a folder' % (path, _file_in_the_way(path)))
         if exc.errno == errno.EACCES:
             raise SafeFileError('cannot read %s: permission denied' % path)
         raise SafeFileError('cannot read %s: %s' % (path, exc.strerror or exc))
+    try:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise SafeFileError('%s is a directory, not a file' % path)
+        if not stat.S_ISREG(info.st_mode):
+            raise SafeFileError('%s is not a regular file (%s); remove it or point the module elsewhere'
+                                % (path, _kind(info.st_mode)))
+        chunks = []
+        while True:
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                return b''.join(chunks)
+            chunks.append(chunk)
+    except OSError as exc:
+        raise SafeFileError('cannot read %s: %s' % (path, exc.strerror or exc))
+    finally:
+        os.close(fd)
+
+
+def _kind(mode):
+    for test, name in ((stat.S_ISFIFO, 'a FIFO'), (stat.S_ISSOCK, 'a socket'), (stat.S_ISCHR, 'a character device'),
+                       (stat.S_ISBLK, 'a block device')):
+        if test(mode):
+            return name
+    return 'mode %o' % mode
+
+
+def _file_in_the_way(path):
+    """The component of ``path`` that exists but is not a folder (for ENOTDIR)."""
+    current = os.path.dirname(path)
+    culprit = current
+    while current and current != os.path.dirname(current):
+        if os.path.lexists(current) and not os.path.isdir(current):
+            culprit = current
+        current = os.path.dirname(current)
+    return culprit
 
 
 def make_dirs(module, path, mode=0o755):
