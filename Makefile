@@ -31,8 +31,6 @@ export ANSIBLE_COLLECTIONS_PATH := $(PEP493_COLLECTIONS)
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 export PIP_ROOT_USER_ACTION := ignore
 export PATH := $(VENV)/bin:$(PATH)
-TIMING_LOG ?= $(ROOT)/.cache/timing.log
-export TIMING_LOG
 
 .PHONY: help test deps venv collections interpreters lint sanity sanity-2.21 sanity-2.16 \
         units units-2.21 units-2.16 faults fuzz molecule images bench demo lock clean
@@ -53,20 +51,20 @@ help:
 SETUP_STEPS := deps venv collections
 CHECK_STEPS := lint sanity units faults molecule
 test:
-	@mkdir -p .cache && : > $(TIMING_LOG)
-	@start=$$(date +%s); failed=""; \
+	@mkdir -p .cache; export TIMING_LOG=$(ROOT)/.cache/timing.log; : > $$TIMING_LOG; \
+	start=$$(date +%s); failed=""; \
 	for step in $(SETUP_STEPS); do \
-	    $(MAKE) --no-print-directory $$step || { failed=$$step; break; }; \
+	    $(TIMED) $$step $(MAKE) --no-print-directory $$step || { failed=$$step; break; }; \
 	done; \
 	if [[ -z $$failed ]]; then for step in $(CHECK_STEPS); do \
-	    $(MAKE) --no-print-directory $$step || failed="$$failed $$step"; \
+	    $(TIMED) $$step $(MAKE) --no-print-directory $$step || failed="$$failed $$step"; \
 	done; fi; \
-	echo "== timing:"; cat $(TIMING_LOG); \
+	echo "== timing:"; cat $$TIMING_LOG; \
 	if [[ -n $$failed ]]; then echo "== make test: FAILED ($$failed) in $$(( $$(date +%s) - start ))s" >&2; exit 1; fi; \
 	echo "== make test: passed in $$(( $$(date +%s) - start ))s"
 
 deps:
-	@$(TIMED) deps tools/deps $(APT_PACKAGES)
+	@tools/deps $(APT_PACKAGES)
 
 # --- virtual environments (rebuilt only when a requirement file changes) ---------------
 venv: $(VENV)/.stamp $(VENV_LEGACY)/.stamp interpreters
@@ -80,7 +78,7 @@ $(VENV_LEGACY)/.stamp: requirements-legacy.txt requirements/constraints-legacy.t
 # real interpreters for ansible-test (pyenv shims fail under it), a Python 2.7 virtualenv,
 # and ansible-test's pip bootstrap scripts (its own download host is unreachable)
 interpreters: $(VENV)/.stamp
-	@$(TIMED) interpreters bash -c 'tools/setup-interpreters && $(VENV)/bin/python tools/get-pip-cache.py'
+	@tools/setup-interpreters && $(VENV)/bin/python tools/get-pip-cache.py
 
 lock:
 	tools/make-venv --lock $(ROOT)/.cache/lock-venv 3.12 requirements.txt requirements/constraints.txt
@@ -88,22 +86,26 @@ lock:
 
 # --- collections from the `ansible` wheel (no Galaxy) -----------------------------------
 collections: $(VENV)/.stamp
-	@$(TIMED) collections bash -c '\
-	  tools/fetch-collections $(VENV)/bin/python $(ANSIBLE_WHEEL) .collections $(COLLECTIONS) && \
-	  tools/fetch-collections $(VENV_LEGACY)/bin/python $(ANSIBLE_WHEEL_LEGACY) .collections/legacy $(COLLECTIONS) && \
-	  mkdir -p .cache/self/ansible_collections/pep493 && ln -sfn $(ROOT) .cache/self/ansible_collections/pep493/https'
+	@tools/fetch-collections $(VENV)/bin/python $(ANSIBLE_WHEEL) .collections $(COLLECTIONS)
+	@tools/fetch-collections $(VENV_LEGACY)/bin/python $(ANSIBLE_WHEEL_LEGACY) .collections/legacy $(COLLECTIONS)
+	@mkdir -p .cache/self/ansible_collections/pep493 && ln -sfn $(ROOT) .cache/self/ansible_collections/pep493/https
 
 # --- checks ------------------------------------------------------------------------------
 lint: venv collections
-	@$(TIMED) lint tools/lint
+	@tools/lint
 
-sanity: sanity-2.21 sanity-2.16
+# both cores run even when the first one fails
+sanity: venv
+	@rc=0; $(TIMED) sanity-2.21 tools/sanity $(VENV) || rc=1; \
+	$(TIMED) sanity-2.16 tools/sanity $(VENV_LEGACY) || rc=1; exit $$rc
 sanity-2.21: venv
 	@$(TIMED) sanity-2.21 tools/sanity $(VENV)
 sanity-2.16: venv
 	@$(TIMED) sanity-2.16 tools/sanity $(VENV_LEGACY)
 
-units: units-2.21 units-2.16
+units: venv
+	@rc=0; $(TIMED) units-2.21 tools/units $(VENV) 3.12 3.13 || rc=1; \
+	$(TIMED) units-2.16 tools/units $(VENV_LEGACY) 2.7 3.6 || rc=1; exit $$rc
 units-2.21: venv
 	@$(TIMED) units-2.21 tools/units $(VENV) 3.12 3.13
 units-2.16: venv
@@ -112,7 +114,7 @@ units-2.16: venv
 # --- scripts owned elsewhere; each fails clearly while missing ---------------------------
 define run-script
 	@if [[ ! -x $(2) ]]; then echo "$(1): $(2) is missing or not executable" >&2; exit 1; fi
-	@$(TIMED) $(1) $(2)
+	@$(2)
 endef
 
 faults: venv collections
