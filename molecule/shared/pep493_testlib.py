@@ -16,6 +16,43 @@ import json
 import os
 import subprocess
 
+import yaml
+
+def pytest_configure(config):
+    """Test every Molecule instance through testinfra's podman backend.
+
+    Molecule starts testinfra with its ansible backend, which runs every command as a
+    whole Ansible call; the podman backend runs ``podman exec`` instead (several times
+    faster). The hosts come from Molecule's inventory, so no scenario repeats its
+    instance names. PEP493_TESTINFRA_BACKEND=ansible keeps the ansible backend (used to
+    measure the difference); an explicit --hosts always wins.
+    """
+    inventory = os.environ.get("MOLECULE_INVENTORY_FILE")
+    if getattr(config.option, "hosts", None) or not inventory:
+        return
+    if os.environ.get("PEP493_TESTINFRA_BACKEND", "podman") != "podman":
+        return
+    with open(inventory) as handle:
+        data = yaml.safe_load(handle) or {}
+    hosts = {}
+
+    def walk(group):
+        for name, hostvars in ((group or {}).get("hosts") or {}).items():
+            hosts.setdefault(name, hostvars or {})
+        for child in ((group or {}).get("children") or {}).values():
+            walk(child)
+
+    for group in data.values():
+        walk(group)
+    specs = []
+    for name in sorted(hosts):
+        if hosts[name].get("ansible_connection") in ("podman", "containers.podman.podman"):
+            specs.append("podman://" + name)
+        else:
+            specs.append("ansible://%s?ansible_inventory=%s" % (name, inventory))
+    config.option.hosts = ",".join(specs)
+
+
 CFG = "/etc/python/cert-verification.cfg"
 UNIT_DIR = "/etc/systemd/system"
 FIXTURE = "/etc/pep493-fixture"
@@ -57,7 +94,9 @@ def results(host, tag="converge", which="first"):
 def run_module(host, module, args=None, check=False):
     """Run one module on the instance through Molecule's inventory; return its result."""
     cmd = ["ansible", instance(host), "-i", os.environ["MOLECULE_INVENTORY_FILE"],
-           "-o", "-m", module, "-a", json.dumps(args or {})]
+           "-o", "-m", module]
+    if args:
+        cmd += ["-a", json.dumps(args)]
     if check:
         cmd.append("--check")
     env = dict(os.environ, ANSIBLE_NOCOLOR="1", ANSIBLE_DEPRECATION_WARNINGS="0")
@@ -93,8 +132,8 @@ def main_pid_environ(host, unit):
 
 def stray_files(host, folder):
     """Files in a folder that look like leftovers of an interrupted write."""
-    out = host.run("find %s -maxdepth 1 -type f ( -name '.*' -o -name '*.tmp' -o -name '*~' "
-                   "-o -name '*.swp' -o -name 'tmp*' ) -print", folder)
+    out = host.run("find %s -maxdepth 1 -type f \\( -name '.*' -o -name '*.tmp' -o -name '*~' "
+                   "-o -name '*.swp' -o -name 'tmp*' \\) -print", folder)
     return [x for x in out.stdout.splitlines() if x]
 
 
@@ -106,3 +145,58 @@ def file_state(host, paths):
         if out.rc == 0:
             state[path] = out.stdout
     return state
+
+
+DROPIN_NAME = "zz-pep493-https.conf"
+MARKER_PREFIX = "# Managed by pep493.https.service_verification"
+
+
+def unit_name(unit):
+    return unit if "." in unit else unit + ".service"
+
+
+def dropin_path(unit, name=DROPIN_NAME):
+    return "%s/%s.d/%s" % (UNIT_DIR, unit_name(unit), name)
+
+
+def assert_dropin(host, unit, value, reason=None, expires=None):
+    """Our drop-in for unit is on disk as expected, and systemd reads it so."""
+    path = dropin_path(unit)
+    f = host.file(path)
+    assert f.is_file and not f.is_symlink, path
+    assert (f.mode, f.user, f.group) == (0o644, "root", "root"), path
+    folder = host.file(path.rsplit("/", 1)[0])
+    assert (folder.mode, folder.user) == (0o755, "root")
+    lines = f.content_string.splitlines()
+    assert f.content_string.endswith("\n")
+    assert lines[0].startswith(MARKER_PREFIX)
+    assert [x for x in lines if not x.startswith("#")] == ["[Service]", "Environment=PYTHONHTTPSVERIFY=%s" % value]
+    comments = "\n".join(x for x in lines if x.startswith("#"))
+    if reason is not None:
+        assert reason in comments
+    if expires is not None:
+        assert expires in comments
+    # systemd's own view
+    assert "PYTHONHTTPSVERIFY=%s" % value in unit_environment(host, unit)
+    assert path in host.check_output("systemctl show -p DropInPaths --value %s", unit_name(unit)).split()
+    check = host.run("systemd-analyze verify %s", unit_name(unit))
+    assert check.rc == 0, check.stderr
+    assert path not in check.stderr, check.stderr
+    assert host.check_output("systemctl show -p NeedDaemonReload --value %s", unit_name(unit)) == "no"
+    assert stray_files(host, folder.path) == []
+    assert host.check_output("ls -A %s", folder.path).split() == [DROPIN_NAME]
+
+
+def assert_no_dropin(host, unit):
+    path = dropin_path(unit)
+    assert not host.file(path).exists, path
+    assert not host.file(path.rsplit("/", 1)[0]).exists, "empty drop-in folder left behind"
+    assert not any(x.startswith("PYTHONHTTPSVERIFY=") for x in unit_environment(host, unit))
+
+
+def python_verifies_by_default(host, python):
+    """Does this interpreter, in a clean environment, verify HTTPS certificates by default?"""
+    out = host.check_output(
+        "env -i %s -c \"import ssl; print(ssl._create_default_https_context is ssl.create_default_context)\"",
+        python)
+    return out == "True"

@@ -87,3 +87,117 @@ def test_python2_ssl_still_imports(host):
 
 def test_check_run_reports_no_change(host):
     assert lib.results(host, tag="check", which="last")["cert"]["changed"] is False
+
+
+# --- the service exception -----------------------------------------------------------------
+
+REASON = "fixture client of the self-signed test server"
+
+
+def exception_unit(host):
+    return "pep493-client-py2" if lib.has_python2(host) else "pep493-client-py3"
+
+
+def test_dropin_on_disk_and_in_systemd(host):
+    lib.assert_dropin(host, exception_unit(host), "0", reason=REASON, expires="2099-12-31")
+
+
+def test_service_result(host):
+    svc = lib.results(host)["svc"]
+    (unit,) = svc["services"]
+    assert unit["name"] == exception_unit(host) + ".service"
+    assert unit["action"] == "created"
+    assert unit["verify"] is False and unit["expired"] is False
+    assert unit["unit_known"] is True
+    assert unit["path"] == lib.dropin_path(exception_unit(host))
+    assert svc["systemd_running"] is True and svc["reloaded"] is True
+    again = lib.results(host, which="last")["svc"]["services"][0]
+    assert again["action"] == "unchanged"
+
+
+def test_real_tls_through_systemd(host):
+    """The exception really reaches the process systemd starts (Python 2), or has no effect (Python 3)."""
+    rc, status = lib.start_client(host, exception_unit(host))
+    if lib.has_python2(host):
+        assert (rc, status) == (0, lib.CLIENT_OK)
+        # the py3 client of the same host still verifies
+        assert lib.start_client(host, "pep493-client-py3")[1] == lib.CLIENT_CERT_REJECTED
+    else:
+        assert rc != 0 and status == lib.CLIENT_CERT_REJECTED
+
+
+def test_honest_about_python3(host):
+    unit = lib.results(host)["svc"]["services"][0]
+    warnings = " ".join(lib.results(host)["svc"].get("warnings", []))
+    if lib.has_python2(host):
+        assert unit["effective"] is True
+    else:
+        assert unit["effective"] is False
+        assert "Python 3" in warnings and exception_unit(host) in warnings
+
+
+# --- the audit agrees with the host --------------------------------------------------------
+
+_INFO = {}
+
+
+def info(host):
+    name = lib.instance(host)
+    if name not in _INFO:
+        _INFO[name] = lib.run_module(host, "pep493.https.verification_info")
+        assert _INFO[name]["_status"] == "SUCCESS", _INFO[name]
+    return _INFO[name]
+
+
+def test_info_config_matches_file(host):
+    config = info(host)["config"]
+    assert config["exists"] is True and config["valid"] is True
+    assert config["verify"] == "enable"
+    assert config["mode"] == "0644" and config["owner"] == "root"
+    assert config["readers"] == []
+
+
+def test_info_interpreters_match_reality(host):
+    reported = {i["path"]: i for i in info(host)["interpreters"]}
+    for python in ("/usr/bin/python2.7", "/usr/bin/python3"):
+        if not host.file(python).exists:
+            assert python not in reported
+            continue
+        assert python in reported, sorted(reported)
+        entry = reported[python]
+        honours = host.check_output("%s -c \"import ssl; print(hasattr(ssl, '_https_verify_envvar'))\"", python)
+        assert entry["honours_env"] is (honours == "True")
+        assert entry["reads_config"] is None
+        assert entry["verifies_by_default"] is lib.python_verifies_by_default(host, python)
+
+
+def test_info_service_matches_systemd(host):
+    unit = exception_unit(host) + ".service"
+    found = [s for s in info(host)["services"] if s["unit"] == unit]
+    assert len(found) == 1, info(host)["services"]
+    entry = found[0]
+    assert entry["value"] == "0"
+    assert entry["verify"] is False
+    assert entry["managed"] is True
+    assert entry["source"] == lib.dropin_path(exception_unit(host))
+    assert entry["expires"] == "2099-12-31" and entry["expired"] is False
+    assert entry["effective"] is lib.has_python2(host)
+    others = [s["unit"] for s in info(host)["services"] if s["unit"] != unit]
+    assert others == []  # no other unit mentions PYTHONHTTPSVERIFY
+
+
+def test_info_summary_matches_reality(host):
+    summary = info(host)["summary"]
+    if lib.has_python2(host):
+        # a Python 2 program without the exception really verifies
+        out = host.run("env -i /usr/bin/python2.7 /usr/local/libexec/pep493/https-client")
+        assert out.rc == lib.CLIENT_CERT_REJECTED
+        assert summary["host_default"] is True
+        assert summary["ineffective"] == 0
+    else:
+        assert summary["host_default"] is None
+        assert summary["ineffective"] == 1
+    assert summary["exceptions"] == 1
+    assert summary["expired"] == 0
+    assert info(host)["global"] == []
+    assert info(host)["changed"] is False
