@@ -335,7 +335,7 @@ class HostFiles(object):
         if not self.root:
             return path
         if not path.startswith('/'):
-            raise ScanError('path %r must be absolute' % path)
+            raise ScanError('path %s must be absolute' % dropin.show(path))
         parts = [p for p in path.split('/') if p not in ('', '.')]
         done = []
         hops = 0
@@ -1116,8 +1116,8 @@ def _global_findings(setting):
         return ['%s sets PYTHONHTTPSVERIFY=0 for %s: Python 2 programs there skip certificate checks whatever '
                 'the host-wide file says; remove it.' % (_where(setting), who)]
     if setting['value'] != '1':
-        return ['%s sets PYTHONHTTPSVERIFY=%r, which leaves verification on (only "0" disables it).'
-                % (_where(setting), setting['value'])]
+        return ['%s sets PYTHONHTTPSVERIFY=%s, which leaves verification on (only "0" disables it).'
+                % (_where(setting), dropin.show(setting['value']))]
     return []
 
 
@@ -1144,7 +1144,8 @@ def _service_findings(record):
             found.append('%s: verification is off (PYTHONHTTPSVERIFY=0 from %s) without a reason or an expiry '
                          'date; manage it with pep493.https.service_verification.' % (unit, record['source']))
     if value is not None and value not in ('0', '1'):
-        found.append('%s: PYTHONHTTPSVERIFY=%r leaves verification on (only "0" disables it).' % (unit, value))
+        found.append('%s: PYTHONHTTPSVERIFY=%s leaves verification on (only "0" disables it).'
+                     % (unit, dropin.show(value)))
     for error in record['errors']:
         found.append('%s: %s.' % (unit, error))
     return found
@@ -1156,4 +1157,4 @@ def _restart_matters(record):
 
 
 def _shown(value):
-    return 'unset' if value is None else repr(value)
+    return 'unset' if value is None else dropin.show(value)
