@@ -13,6 +13,7 @@ import json
 import pytest
 
 from ansible.module_utils import basic
+from ansible.module_utils.common import warnings as ansible_warnings
 from ansible.module_utils.common.text.converters import to_bytes
 
 try:  # ansible-core 2.19 and later
@@ -25,6 +26,15 @@ except ImportError:  # ansible-core 2.16 - 2.18
             yield
         finally:
             basic._ANSIBLE_ARGS = None
+
+
+def clear_warnings():
+    """Warnings are kept process-wide; each in-process run must see only its own."""
+    for store in (ansible_warnings._global_warnings, ansible_warnings._global_deprecations):
+        if isinstance(store, dict):
+            store.clear()
+        else:
+            del store[:]
 
 
 def _message(warning):
@@ -44,6 +54,7 @@ class ModuleRun(object):
         args['_ansible_check_mode'] = check_mode
         args['_ansible_diff'] = diff
         self.capsys.readouterr()
+        clear_warnings()
         with patch_module_args(args):
             with pytest.raises(SystemExit) as info:
                 module.main()

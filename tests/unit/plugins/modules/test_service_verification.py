@@ -16,7 +16,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from ansible.module_utils import basic
-from ansible.module_utils.common import warnings as ansible_warnings
 from ansible_collections.pep493.https.plugins.modules import service_verification
 from ansible_collections.pep493.https.plugins.module_utils import dropin, systemd
 
@@ -24,20 +23,6 @@ UNIT_DIR = 'etc/systemd/system'
 NAME = dropin.DEFAULT_DROPIN_NAME
 PAST = '2020-01-31'
 FUTURE = '2999-12-31'
-
-
-def clear_warnings():
-    """Warnings are kept process-wide; each in-process run must see only its own."""
-    for store in (ansible_warnings._global_warnings, ansible_warnings._global_deprecations):
-        if isinstance(store, dict):
-            store.clear()
-        else:
-            del store[:]
-
-
-@pytest.fixture(autouse=True)
-def fresh_warnings():
-    clear_warnings()
 
 
 def dropin_file(root, unit, name=NAME):
@@ -269,7 +254,6 @@ def test_expired_exception_is_written_and_warned(run_module, tmp_path):
     result = run_module.ok(service_verification, args(tmp_path, name='a', verify=False, reason='r', expires=PAST))
     assert result['services'][0]['expired'] is True
     assert any('expired on %s' % PAST in w for w in result['warnings'])
-    clear_warnings()
     fresh = run_module.ok(service_verification, args(tmp_path, name='b', verify=False, expires=FUTURE))
     assert fresh['services'][0]['expired'] is False
     assert not any('expired' in w for w in fresh['warnings'])
@@ -470,7 +454,6 @@ SHARED_FIXTURES = [check for check in HealthCheck if check.name == 'function_sco
 @settings(max_examples=60, deadline=None, suppress_health_check=SHARED_FIXTURES)
 @given(st.text(alphabet=u'ab@.-_:\\/ \n%=\x00\xe9', max_size=12))
 def test_any_name_writes_inside_its_dropin_folder_or_nothing(run_module, name):
-    clear_warnings()
     root = tempfile.mkdtemp(prefix='pep493-sv-')
     try:
         result, code = run_module(service_verification, dict(root=root, name=name, verify=False))
