@@ -61,10 +61,10 @@ def resolve_path(path, root=None, follow=False):
                 return os.path.join(candidate, *parts[index + 1:]) if index < last else candidate
             raise SafeFileError('cannot inspect %s: %s' % (candidate, exc.strerror))
         if stat.S_ISLNK(info.st_mode):
-            target = os.path.realpath(candidate)
-            if root and not _is_within(target, real_root):
-                raise SafeFileError(
-                    '%s is a symbolic link to %s, outside root %s: refused' % (candidate, os.readlink(candidate), root))
+            if root and real_root != '/':
+                target = _resolve_within(candidate, real_root, root)
+            else:
+                target = os.path.realpath(candidate)
             if index >= last - 1 and not follow:
                 what = 'the file' if index == last else 'its folder'
                 raise SafeFileError(
@@ -73,6 +73,44 @@ def resolve_path(path, root=None, follow=False):
             current = target
         else:
             current = candidate
+    return current
+
+
+def _resolve_within(path, real_root, root):
+    """Real path of ``path`` (inside ``real_root``), following each link one hop at a time.
+
+    Every link met on the way, including links inside other links' targets, must point
+    inside ``real_root``: a hop outside is refused even when a later hop would come back,
+    since what lies outside is not the tree's to decide.
+    """
+    pending = list(reversed(os.path.relpath(path, real_root).split(os.sep)))
+    current = real_root
+    hops = 0
+    via = None
+    while pending:
+        part = pending.pop()
+        if part in ('', '.'):
+            continue
+        if part == '..':
+            if current == real_root:
+                raise SafeFileError('%s is a symbolic link to %s, outside root %s: refused' % (via + (root,)))
+            current = os.path.dirname(current)
+            continue
+        candidate = os.path.join(current, part)
+        if not os.path.islink(candidate):
+            current = candidate
+            continue
+        hops += 1
+        if hops > 40:
+            raise SafeFileError('%s: too many levels of symbolic links under root %s: refused' % (path, root))
+        link = os.readlink(candidate)
+        via = (candidate, link)
+        if link.startswith('/'):
+            if not _is_within(link, real_root):
+                raise SafeFileError('%s is a symbolic link to %s, outside root %s: refused' % (candidate, link, root))
+            link = link[len(real_root.rstrip('/')):]
+            current = real_root
+        pending.extend(reversed(link.split('/')))
     return current
 
 
