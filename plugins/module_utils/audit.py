@@ -17,7 +17,9 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import errno
+import grp
 import os
+import pwd
 import re
 import stat
 
@@ -432,6 +434,26 @@ class HostFiles(object):
         except ScanError:
             return None
 
+    def account_name(self, database, number):
+        """The user (/etc/passwd) or group (/etc/group) name of ``number``, from this tree's own
+        database under ``root``; None when it has none."""
+        if not self.root:
+            try:
+                if database == '/etc/passwd':
+                    return pwd.getpwuid(number).pw_name
+                return grp.getgrgid(number).gr_name
+            except KeyError:
+                return None
+        try:
+            data = self.read(database)
+        except ScanError:
+            return None
+        for line in _text(data or b'').splitlines():
+            fields = line.split(':')
+            if len(fields) > 2 and fields[2] == str(number):
+                return fields[0]
+        return None
+
     def head(self, path):
         """The first bytes of an executable, for its ``#!`` line (None when unreadable)."""
         try:
@@ -458,26 +480,13 @@ def read_process_environ(pid, proc='/proc'):
 # The host-wide cfg file
 # ---------------------------------------------------------------------------------------------
 
-def _owner_names(info):
-    try:
-        import pwd
-        owner = pwd.getpwuid(info.st_uid).pw_name
-    except (ImportError, KeyError):
-        owner = str(info.st_uid)
-    try:
-        import grp
-        group = grp.getgrgid(info.st_gid).gr_name
-    except (ImportError, KeyError):
-        group = str(info.st_gid)
-    return owner, group
-
-
-def config_report(path, data, info=None, rpmnew=False, error=None, readers=None):
+def config_report(path, data, info=None, rpmnew=False, error=None, readers=None, owner=None, group=None):
     """The ``config`` part of the report for the cfg file at ``path``.
 
     ``data`` is its bytes (None: missing), ``info`` its os.stat result, ``rpmnew`` whether a
     ``.rpmnew`` lies beside it, ``error`` why it could not be read (RHEL 7 then falls back to
-    ``platform_default``), ``readers`` the interpreter paths that read it (None: not probed).
+    ``platform_default``), ``readers`` the interpreter paths that read it (None: not probed),
+    ``owner``/``group`` its owner's and group's names (default: the numbers).
     """
     report = {
         'path': path, 'exists': data is not None or info is not None, 'owner': None, 'group': None,
@@ -486,7 +495,8 @@ def config_report(path, data, info=None, rpmnew=False, error=None, readers=None)
         'rpmnew': path + '.rpmnew' if rpmnew else None, 'error': error, 'readers': readers,
     }
     if info is not None:
-        report['owner'], report['group'] = _owner_names(info)
+        report['owner'] = owner or str(info.st_uid)
+        report['group'] = group or str(info.st_gid)
         report['mode'] = '%04o' % stat.S_IMODE(info.st_mode)
     if data is None:
         if report['exists']:
@@ -509,7 +519,9 @@ def read_config(files, path):
         error = str(exc)
     info = files.stat(path)
     rpmnew = files.stat(path + '.rpmnew') is not None
-    return config_report(path, data, info, rpmnew, error)
+    owner = files.account_name('/etc/passwd', info.st_uid) if info else None
+    group = files.account_name('/etc/group', info.st_gid) if info else None
+    return config_report(path, data, info, rpmnew, error, owner=owner, group=group)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -891,8 +903,15 @@ def units_of_processes(expected=None, proc='/proc'):
     except OSError:
         return []
     for pid in pids:
-        environment, _error = read_process_environ(int(pid), proc)
-        if not environment or VARIABLE not in environment or environment[VARIABLE] == expected:
+        try:
+            with open('%s/%s/environ' % (proc, pid), 'rb') as handle:
+                blob = handle.read()
+        except (IOError, OSError):
+            continue    # gone, or a kernel thread's that cannot be read
+        if _VARIABLE_B not in blob:
+            continue
+        environment = parse_environ(blob)
+        if VARIABLE not in environment or environment[VARIABLE] == expected:
             continue
         unit = _service_of_cgroup(proc, pid)
         if unit:

@@ -581,3 +581,14 @@ def test_a_template_is_reported_through_its_loaded_instances(tmp_path):
     assert [(r['unit'], r['managed'], r['source']) for r in records] == [('w@1.service', True, conf)]
     alone = audit.scan_services(audit.scan_unit_files(files), files, [], environ_reader=no_environ, today=TODAY)
     assert [r['unit'] for r in alone] == ['w@.service']
+
+
+def test_config_owner_and_group_come_from_the_tree_under_root(tmp_path):
+    write(tmp_path, '/etc/passwd', b'root:x:0:0:root:/root:/bin/sh\n')
+    write(tmp_path, '/etc/group', b'root:x:0:\n')
+    write(tmp_path, '/etc/python/cert-verification.cfg', b'[https]\nverify=enable\n', 0o600)
+    report = audit.read_config(audit.HostFiles(str(tmp_path)), '/etc/python/cert-verification.cfg')
+    assert (report['owner'], report['group'], report['mode'], report['verify']) == ('root', 'root', '0600', 'enable')
+    os.remove(os.path.join(str(tmp_path), 'etc/passwd'))
+    report = audit.read_config(audit.HostFiles(str(tmp_path)), '/etc/python/cert-verification.cfg')
+    assert report['owner'] == str(os.getuid())
