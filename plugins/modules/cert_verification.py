@@ -16,7 +16,7 @@ description:
   - Sets the C(verify) option of the C([https]) section of C(/etc/python/cert-verification.cfg),
     the file with which RHEL/CentOS 7's system Python 2.7.5 decides, at C(import ssl), whether
     C(urllib2), C(httplib) and C(xmlrpclib) verify HTTPS certificates by default (PEP 493).
-  - Reads the file exactly as RHEL 7's Python does (Python 2.7 C(RawConfigParser)): option names
+  - Reads the file exactly as RHEL 7's Python does (Python 2.7 C(RawConfigParser)); option names
     are lower-cased, section names and values are case-sensitive, C( ;) starts an inline comment
     but C(#) does not, the last C([https]) section and the last C(verify) key win, and a missing
     or unknown value means C(platform_default).
@@ -33,13 +33,13 @@ description:
     file. No Python 3 reads it. The module probes the host's interpreters and warns when none reads
     the file it wrote.
 author:
-  - pep493.https maintainers
+  - pep493.https maintainers (!UNKNOWN)
 options:
   verify:
     description:
       - The value to put in effect. C(enable) verifies certificates by default, C(disable) turns
         verification off for every Python 2 program on the host that reads this file (insecure;
-        the module warns), C(platform_default) leaves the choice to the Python build (on RHEL 7:
+        the module warns), C(platform_default) leaves the choice to the Python build (on RHEL 7,
         verification from python-2.7.5-51 on, none before).
       - Required with O(state=present); not allowed with O(state=absent).
     type: str
@@ -89,6 +89,7 @@ options:
     default: false
 extends_documentation_fragment:
   - ansible.builtin.files
+  - ansible.builtin.action_common_attributes
 attributes:
   check_mode:
     support: full
