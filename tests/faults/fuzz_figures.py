@@ -14,7 +14,7 @@ for line in sys.stdin:
     match = re.match(r'^(\S+::\S+):\s*$', line.strip())
     if match:
         current = match.group(1)
-    match = re.search(r'- (\d+) passing examples, (\d+) failing examples, (\d+) invalid examples', line)
+    match = re.search(r'(\d+) passing(?: examples)?, (\d+) failing(?: examples)?,? (?:and )?(\d+) invalid', line)
     if match and current:
         passing, failing, invalid = (int(g) for g in match.groups())
         total = tried.setdefault(current, [0, 0, 0])

@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, settings
 
 settings.register_profile('short', max_examples=200, deadline=None, derandomize=False,
                           suppress_health_check=[HealthCheck.too_slow])
-settings.register_profile('long', max_examples=20000, deadline=None,
+settings.register_profile('long', max_examples=5000, deadline=None,
                           suppress_health_check=[HealthCheck.too_slow])
 PROFILE = os.environ.get('PEP493_FUZZ_PROFILE', 'short')
 settings.load_profile(PROFILE)

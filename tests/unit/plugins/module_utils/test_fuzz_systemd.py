@@ -1,0 +1,105 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) pep493.https contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Fuzzing the ``systemctl show`` parser and systemd's word splitting.
+
+Profiles: PEP493_FUZZ_PROFILE=short (default, make test) or long (make fuzz)."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import os
+
+import pytest
+from hypothesis import HealthCheck, example, given, settings, strategies as st
+
+from ansible_collections.pep493.https.plugins.module_utils import systemd
+
+settings.register_profile('pep493-short', max_examples=200, deadline=None,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile('pep493-long', max_examples=5000, deadline=None,
+                          suppress_health_check=[HealthCheck.too_slow])
+FUZZ = settings.get_profile('pep493-' + os.environ.get('PEP493_FUZZ_PROFILE', 'short'))
+
+KEYS = st.sampled_from(list(systemd.SHOW_PROPERTIES) + ['X', ''])
+VALUES = st.text(alphabet=st.characters(blacklist_categories=('Cs',), blacklist_characters='\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029'),
+                 max_size=40)
+
+
+@st.composite
+def show_outputs(draw):
+    blocks = draw(st.lists(st.dictionaries(st.sampled_from(list(systemd.SHOW_PROPERTIES)), VALUES, min_size=1),
+                           max_size=4))
+    text = '\n\n'.join('\n'.join('%s=%s' % item for item in sorted(block.items())) for block in blocks)
+    return blocks, text + ('\n' if blocks and draw(st.booleans()) else '')
+
+
+@FUZZ
+@given(show_outputs())
+def test_show_blocks_read_back(case):
+    blocks, text = case
+    got = systemd.parse_show(text)
+    # a block whose values are all blank is not told apart from the separator
+    expected = [b for b in blocks if any(('%s=%s' % i).strip() for i in b.items())]
+    assert got == expected
+
+
+@FUZZ
+@given(st.text(max_size=300))
+def test_show_parser_takes_any_text(text):
+    for block in systemd.parse_show(text):
+        assert all(isinstance(k, type(text)) and '\n' not in k for k in block)
+
+
+WORDY = st.one_of(st.text(max_size=60), st.text(alphabet='ab =\'"\\xuU0123456789fF \t\n', max_size=40))
+
+
+@FUZZ
+@given(WORDY)
+def test_environment_and_exec_start_parsers_take_any_text(text):
+    words = systemd.split_words(text)
+    assert all(isinstance(w, type(u'')) or isinstance(w, str) for w in words)
+    env = systemd.parse_environment(text)
+    assert all(name and '=' not in name for name in env)
+    systemd.parse_exec_start('{ path=/usr/bin/x ; argv[]=x %s ; ignore_errors=no ; }' % text)
+    systemd.unit_file_exec_start('[Service]\nExecStart=%s\n' % text)
+
+
+@FUZZ
+@given(st.lists(st.tuples(st.text(alphabet='ABCxyz_', min_size=1, max_size=8),
+                          st.text(alphabet=st.characters(min_codepoint=32, max_codepoint=0x10ffff,
+                                                         blacklist_categories=('Cs',)), max_size=12)),
+                max_size=5))
+def test_quoted_environment_reads_back(pairs):
+    """What a unit file says with C escapes and double quotes reads back as meant."""
+    def quote(value):
+        out = []
+        for char in value:
+            if char in '"\\':
+                out.append('\\' + char)
+            elif ord(char) < 32:
+                out.append('\\x%02x' % ord(char))
+            else:
+                out.append(char)
+        return ''.join(out)
+    text = ' '.join('"%s=%s"' % (name, quote(value)) for name, value in pairs)
+    expected = {}
+    for name, value in pairs:
+        expected[name] = value
+    assert systemd.parse_environment(text) == expected
+
+
+ESCAPE = st.one_of(st.from_regex(r'\A\\[xuU][0-9a-fA-F]{2,8}\Z'), st.from_regex(r'\A\\[0-7]{3}\Z'),
+                   st.sampled_from(['\\', '\\n', '\\s', '"', "'", ' ', 'A=', 'x']))
+
+
+@pytest.mark.xfail(strict=True, raises=(OverflowError, ValueError),
+                   reason='systemd._chr: a \\U or \\u escape above U+10FFFF (or a surrogate on Python 2) '
+                          'raises instead of being refused; see docs/reliability.md')
+@FUZZ
+@example('A=\\U99999999')
+@given(st.lists(ESCAPE, max_size=12).map(''.join))
+def test_c_escapes_never_raise(text):
+    systemd.split_words(text)
+    systemd.parse_environment(text)
