@@ -7,8 +7,9 @@ SHELL := /bin/bash
 .DELETE_ON_ERROR:
 
 ROOT := $(CURDIR)
-# Debian packages the tests need (containers for Molecule, openssl for TLS fixtures).
-APT_PACKAGES ?= podman runc debootstrap openssl
+# Debian packages the tests need (containers for Molecule, openssl for TLS fixtures,
+# shellcheck for the scripts).
+APT_PACKAGES ?= podman runc debootstrap openssl shellcheck
 ANSIBLE_WHEEL ?= 14.5.0
 ANSIBLE_WHEEL_LEGACY ?= 9.13.0
 COLLECTIONS ?= containers.podman community.general ansible.posix
@@ -43,7 +44,9 @@ help:
 	@echo "make lint         ansible-lint, antsibull-changelog lint, build + install + ansible-doc"
 	@echo "make sanity       ansible-test sanity with ansible-core 2.21 and 2.16"
 	@echo "make units        ansible-test units with 2.21 (Python 3.12, 3.13) and 2.16 (2.7, 3.6)"
-	@echo "make faults | fuzz | molecule | images | bench | demo"
+	@echo "make faults       fault tests + short fuzz (tests/faults/run); make fuzz: the long fuzz profile"
+	@echo "make images       local container images (molecule/images/build); make molecule: molecule/run"
+	@echo "make bench        benchmarks/run; make demo: tools/demo"
 	@echo "make lock         re-resolve requirements*.txt into requirements/constraints*.txt"
 
 # Set-up steps stop the run when they fail; every check runs even after another failed,
@@ -114,13 +117,13 @@ units-2.16: venv
 # --- scripts owned elsewhere; each fails clearly while missing ---------------------------
 define run-script
 	@if [[ ! -x $(2) ]]; then echo "$(1): $(2) is missing or not executable" >&2; exit 1; fi
-	@$(2)
+	@$(2) $(3)
 endef
 
 faults: venv collections
 	$(call run-script,faults,tests/faults/run)
-fuzz: venv
-	$(call run-script,fuzz,tests/fuzz/run)
+fuzz: venv collections
+	$(call run-script,fuzz,tests/faults/run,--fuzz-long)
 molecule: deps venv collections images
 	$(call run-script,molecule,molecule/run)
 images: deps
