@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 # -*- coding: utf-8 -*-
 # Copyright: (c) pep493.https contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
@@ -11,7 +10,7 @@ the module alternately (A B A B ...) for several rounds. Each run is timed insid
 container (interpreter start to exit), so the container runtime's own overhead is not in the
 figures. Prints medians and the ratio LARGE/SMALL; the target is at most 1.5.
 
-    benchmarks/verification_info_units.py [--image localhost/pep493-bookworm] [--rounds 9]
+    python3 benchmarks/verification_info_units.py [--image localhost/pep493-bookworm] [--rounds 9]
         [--small 10] [--large 300] [--record benchmarks/verification_info_units.md]
 
 Needs root, podman and the image; removes its containers at the end.
@@ -119,7 +118,7 @@ def payload(folder):
 def start(env, image, name):
     run(['podman', 'run', '-d', '--name', name, '--systemd=always', image, '/sbin/init'], env=env)
     for _attempt in range(100):
-        state = subprocess.run(['podman', 'exec', name, 'systemctl', 'is-system-running'], env=env,
+        state = subprocess.run(['podman', 'exec', name, 'systemctl', 'is-system-running'], env=env, check=False,
                                stdout=subprocess.PIPE, universal_newlines=True).stdout.strip()
         if state in ('running', 'degraded'):
             return
@@ -128,7 +127,7 @@ def start(env, image, name):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    parser = argparse.ArgumentParser(description=__doc__.split('\n\n', maxsplit=1)[0])
     parser.add_argument('--image', default='localhost/pep493-bookworm')
     parser.add_argument('--rounds', type=int, default=9)
     parser.add_argument('--small', type=int, default=10)
@@ -170,7 +169,7 @@ def main():
         '',
         'large / small: %.2f (target at most 1.5); %d rounds, alternating, %d exceptions on each host; '
         '%s, %s, %d CPUs, %s.' % (ratio, args.rounds, EXCEPTIONS, args.image, platform.platform(),
-                                 os.cpu_count() or 0, datetime.date.today().isoformat()),
+                                  os.cpu_count() or 0, datetime.date.today().isoformat()),
     ]
     print('\n'.join(lines))
     if args.record:

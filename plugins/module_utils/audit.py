@@ -937,6 +937,13 @@ def _service_of_cgroup(proc, pid):
     return None
 
 
+def _already_read(running):
+    """An environ reader that answers with what was read already (each environ is read once)."""
+    def reader(_pid):
+        return running
+    return reader
+
+
 def _wanted_unit(unit, wanted):
     return wanted is None or unit in wanted or dropin.template_of(unit) in wanted
 
@@ -977,7 +984,7 @@ def scan_services(inventory, files, show_blocks=None, manager_env=None, environ_
             running = environ_reader(_int_or_none(block['MainPID']))
             expected = (manager_env or {}).get(VARIABLE)
             relevant = forced = running[0] is not None and running[0].get(VARIABLE) != expected
-            reader = lambda pid, running=running: running  # noqa: E731 - read once, used once
+            reader = _already_read(running)
         if relevant:
             record = service_record(unit, inventory, files, block, manager_env, reader, today, force=forced)
             if record is not None:

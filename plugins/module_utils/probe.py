@@ -81,7 +81,9 @@ def probe_interpreters(paths, timeout=DEFAULT_TIMEOUT):
     try:
         for path in paths:
             try:
-                proc = subprocess.Popen([path, '-E', '-S', '-c', PROBE_SCRIPT], stdin=devnull,
+                # Not run_command: it runs one process at a time with no deadline, and every
+                # interpreter is probed at once, each bounded by the same timeout.
+                proc = subprocess.Popen([path, '-E', '-S', '-c', PROBE_SCRIPT], stdin=devnull,  # pylint: disable=ansible-bad-function
                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, close_fds=True)
             except (OSError, IOError) as exc:
                 running.append((path, None, 'cannot run: %s' % (exc.strerror or exc)))

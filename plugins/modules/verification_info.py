@@ -36,7 +36,7 @@ description:
     file, an unreadable process environment or a dangling drop-in folder are reported in the
     result.
 author:
-  - pep493.https maintainers
+  - pep493.https maintainers (!UNKNOWN)
 options:
   path:
     description:
@@ -71,12 +71,15 @@ options:
         RV(interpreters) is empty and RV(summary.host_default) is null.
     type: bool
     default: true
+extends_documentation_fragment:
+  - ansible.builtin.action_common_attributes
 attributes:
   check_mode:
     support: full
     details: The module never changes anything; check mode returns the same report.
   diff_mode:
     support: none
+    details: Nothing changes, so there is nothing to show as a diff.
   platform:
     support: full
     platforms: posix
