@@ -287,6 +287,8 @@ def batch_summary(batch, hostvars):
             continue
         status = hv.get('pep493_https_status') or {}
         state = (status.get('compliance') or {}).get('state', 'not audited')
+        if status.get('check_mode'):
+            state += ' (check mode: audited as the host was)'
         cfg = hv.get('__pep493_https_cfg') or {}
         services = hv.get('__pep493_https_services') or {}
         changed = [u.get('name') for u in (services.get('services') or []) + (services.get('removed') or [])
