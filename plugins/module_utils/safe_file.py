@@ -128,7 +128,8 @@ def read_bytes(path):
         if exc.errno == errno.ENOTDIR:
             raise SafeFileError('cannot read %s: %s is a file, not a folder' % (path, _file_in_the_way(path)))
         if exc.errno == errno.EACCES:
-            raise SafeFileError('cannot read %s: permission denied' % path)
+            raise SafeFileError('cannot read %s: permission denied; run as a user who may read it (become: true)'
+                                % path)
         raise SafeFileError('cannot read %s: %s' % (path, exc.strerror or exc))
     try:
         info = os.fstat(fd)
@@ -213,7 +214,8 @@ def write_atomic(module, dest, content, check=None, mode=None):
     try:
         fd, tmp = tempfile.mkstemp(prefix='.%s.' % os.path.basename(dest), suffix='.tmp', dir=folder)
     except (IOError, OSError) as exc:
-        raise SafeFileError('cannot create a temporary file in %s: %s' % (folder, exc.strerror or exc))
+        raise SafeFileError('cannot create a temporary file in %s: %s; %s is unchanged'
+                            % (folder, exc.strerror or exc, dest))
     module.add_cleanup_file(tmp)
     try:
         try:
@@ -232,7 +234,7 @@ def write_atomic(module, dest, content, check=None, mode=None):
             os.chmod(tmp, mode)
     except (IOError, OSError) as exc:
         _remove(tmp)
-        raise SafeFileError('cannot write %s: %s' % (dest, exc.strerror or exc))
+        raise SafeFileError('cannot write %s: %s; it is unchanged' % (dest, exc.strerror or exc))
     except SafeFileError:
         _remove(tmp)
         raise
