@@ -1,0 +1,206 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) pep493.https contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""One test per row of docs/errors.md: the module refuses that input with exactly that message,
+and writes nothing. ``<root>`` in the table stands for the throw-away root of the test."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import contextlib
+import errno
+import io
+import json
+import os
+import re
+
+import pytest
+
+from ansible.module_utils import basic
+from ansible.module_utils.common.text.converters import to_bytes
+
+from ansible_collections.pep493.https.plugins.modules import cert_verification, service_verification
+from ansible_collections.pep493.https.plugins.module_utils import safe_file
+
+TABLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'docs', 'errors.md')
+MODULES = {'cert_verification': cert_verification, 'service_verification': service_verification}
+CFG = 'etc/python/cert-verification.cfg'
+DROPIN_DIR = 'etc/systemd/system/legacy-app.service.d'
+DROPIN = DROPIN_DIR + '/zz-pep493-https.conf'
+SHIPPED = b"[https]\nverify=platform_default\n"
+OURS = (b'# Managed by pep493.https.service_verification; edits here are overwritten.\n'
+        b'[Service]\nEnvironment=PYTHONHTTPSVERIFY=1\n')
+
+try:  # ansible-core 2.19 and later
+    from ansible.module_utils.testing import patch_module_args
+except ImportError:  # ansible-core 2.16 - 2.18
+    @contextlib.contextmanager
+    def patch_module_args(args):
+        basic._ANSIBLE_ARGS = to_bytes(json.dumps({'ANSIBLE_MODULE_ARGS': args}))
+        try:
+            yield
+        finally:
+            basic._ANSIBLE_ARGS = None
+
+
+def put(root, rel, data=SHIPPED):
+    path = os.path.join(root, rel)
+    if not os.path.isdir(os.path.dirname(path)):
+        os.makedirs(os.path.dirname(path))
+    with open(path, 'wb') as handle:
+        handle.write(data)
+
+
+def link(root, rel, target):
+    path = os.path.join(root, rel)
+    if not os.path.isdir(os.path.dirname(path)):
+        os.makedirs(os.path.dirname(path))
+    os.symlink(target.replace('<root>', root), path)
+
+
+def mkdirs(root, rel):
+    os.makedirs(os.path.join(root, rel))
+
+
+def fail_errno(monkeypatch, target, name, code):
+    def raiser(*args, **kwargs):
+        raise OSError(code, os.strerror(code))
+    monkeypatch.setattr(target, name, raiser)
+
+
+def fail_backup(monkeypatch):
+    def raiser(*args, **kwargs):
+        exc = Exception('Could not make backup')  # ansible-core 2.19+: raised from the OSError
+        exc.__cause__ = OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        raise exc
+    monkeypatch.setattr(basic.AnsibleModule, 'backup_local', raiser)
+
+
+SVC = dict(name='legacy-app', verify=False, reason='vendor CA')
+# id: (module, arguments, set-up(root, monkeypatch))
+CASES = {
+    'cfg-verify-missing': ('cert_verification', dict(), None),
+    'cfg-verify-unknown': ('cert_verification', dict(verify='Enable'), None),
+    'cfg-state-unknown': ('cert_verification', dict(verify='enable', state='gone'), None),
+    'cfg-verify-with-absent': ('cert_verification', dict(verify='enable', state='absent'), None),
+    'cfg-path-relative': ('cert_verification', dict(verify='enable', path='etc/x.cfg'), None),
+    'cfg-root-not-a-folder': ('cert_verification', dict(verify='enable', root='<root>/nowhere'), None),
+    'cfg-create-false': ('cert_verification', dict(verify='enable', create=False), None),
+    'cfg-text-before-section': ('cert_verification', dict(verify='enable'),
+                                lambda r, m: put(r, CFG, b'verify=disable\n[https]\n')),
+    'cfg-junk-line': ('cert_verification', dict(verify='enable'),
+                      lambda r, m: put(r, CFG, b'[https]\nverify=disable\nthis is junk\n')),
+    'cfg-file-symlink': ('cert_verification', dict(verify='enable'),
+                         lambda r, m: (put(r, 'etc/python/real.cfg'), link(r, CFG, 'real.cfg'))),
+    'cfg-folder-symlink': ('cert_verification', dict(verify='enable'),
+                           lambda r, m: (mkdirs(r, 'etc/real'), link(r, 'etc/python', 'real'))),
+    'cfg-link-out-absolute': ('cert_verification', dict(verify='enable', follow=True),
+                              lambda r, m: link(r, 'etc/python', '/etc')),
+    'cfg-link-out-dotdot': ('cert_verification', dict(verify='enable', follow=True),
+                            lambda r, m: link(r, 'etc/python', '../../..')),
+    'cfg-link-loop': ('cert_verification', dict(verify='enable', follow=True),
+                      lambda r, m: link(r, 'etc', 'etc')),
+    'cfg-directory': ('cert_verification', dict(verify='enable'), lambda r, m: mkdirs(r, CFG)),
+    'cfg-fifo': ('cert_verification', dict(verify='enable'),
+                 lambda r, m: (mkdirs(r, 'etc/python'), os.mkfifo(os.path.join(r, CFG)))),
+    'cfg-file-as-folder': ('cert_verification', dict(verify='enable'), lambda r, m: put(r, 'etc/python')),
+    'cfg-unreadable': ('cert_verification', dict(verify='enable'),
+                       lambda r, m: (put(r, CFG), fail_errno(m, safe_file.os, 'open', errno.EACCES))),
+    'cfg-read-only': ('cert_verification', dict(verify='enable'),
+                      lambda r, m: (put(r, CFG), fail_errno(m, safe_file.tempfile, 'mkstemp', errno.EROFS))),
+    'cfg-disk-full': ('cert_verification', dict(verify='enable'),
+                      lambda r, m: (put(r, CFG), fail_errno(m, safe_file.os, 'fsync', errno.ENOSPC))),
+    'cfg-backup-fails': ('cert_verification', dict(verify='enable', backup=True),
+                         lambda r, m: (put(r, CFG), fail_backup(m))),
+    'svc-name-and-services': ('service_verification', dict(SVC, services=[dict(name='b', verify=True)]), None),
+    'svc-no-name': ('service_verification', dict(verify=False), None),
+    'svc-name-dotdot': ('service_verification', dict(SVC, name='../x'), None),
+    'svc-name-path': ('service_verification', dict(SVC, name='/etc/passwd'), None),
+    'svc-name-space': ('service_verification', dict(SVC, name='a b'), None),
+    'svc-name-newline': ('service_verification', dict(SVC, name='a\nb'), None),
+    'svc-name-equals': ('service_verification', dict(SVC, name='a=b'), None),
+    'svc-name-percent': ('service_verification', dict(SVC, name='a%i'), None),
+    'svc-name-control': ('service_verification', dict(SVC, name='a\x1bb'), None),
+    'svc-name-empty': ('service_verification', dict(SVC, name=''), None),
+    'svc-name-too-long': ('service_verification', dict(SVC, name='x' * 300), None),
+    'svc-name-socket': ('service_verification', dict(SVC, name='legacy-app.socket'), None),
+    'svc-name-no-prefix': ('service_verification', dict(SVC, name='@.service'), None),
+    'svc-instance-bad': ('service_verification', dict(SVC, name='worker@a b'), None),
+    'svc-verify-missing': ('service_verification', dict(name='legacy-app'), None),
+    'svc-absent-with-verify': ('service_verification', dict(name='legacy-app', state='absent', verify=True), None),
+    'svc-reason-two-lines': ('service_verification', dict(SVC, reason='vendor CA\nEnvironment=X=1'), None),
+    'svc-reason-too-long': ('service_verification', dict(SVC, reason='r' * 201), None),
+    'svc-reason-backslash': ('service_verification', dict(SVC, reason='see \\'), None),
+    'svc-expires-not-a-date': ('service_verification', dict(SVC, expires='next week'), None),
+    'svc-expires-unreal': ('service_verification', dict(SVC, expires='2030-02-30'), None),
+    'svc-dropin-name-path': ('service_verification', dict(SVC, dropin_name='../x.conf'), None),
+    'svc-dropin-name-suffix': ('service_verification', dict(SVC, dropin_name='x.txt'), None),
+    'svc-unit-dir-relative': ('service_verification', dict(SVC, unit_dir='etc/systemd/system'), None),
+    'svc-exclusive-without-services': ('service_verification', dict(SVC, exclusive=True), None),
+    'svc-service-twice': ('service_verification',
+                          dict(services=[dict(name='a', verify=True), dict(name='a.service', verify=False)]), None),
+    'svc-batch-one-bad': ('service_verification',
+                          dict(services=[dict(name='good', verify=True), dict(name='bad name', verify=False)]), None),
+    'svc-foreign-file': ('service_verification', dict(SVC), lambda r, m: put(r, DROPIN, b'[Service]\nX=1\n')),
+    'svc-folder-link-out': ('service_verification', dict(SVC), lambda r, m: link(r, DROPIN_DIR, '/tmp')),
+    'svc-dropin-symlink': ('service_verification', dict(SVC),
+                           lambda r, m: (put(r, DROPIN_DIR + '/real.conf', OURS), link(r, DROPIN, 'real.conf'))),
+    'svc-fifo': ('service_verification', dict(SVC),
+                 lambda r, m: (mkdirs(r, DROPIN_DIR), os.mkfifo(os.path.join(r, DROPIN)))),
+    'svc-read-only': ('service_verification', dict(SVC),
+                      lambda r, m: (put(r, DROPIN, OURS), fail_errno(m, safe_file.tempfile, 'mkstemp', errno.EROFS))),
+}
+
+
+def table_rows():
+    """{id: message} from docs/errors.md (rows ``| `id` | module | input | `message` |``)."""
+    rows = {}
+    with io.open(TABLE, encoding='utf-8') as handle:
+        for line in handle:
+            match = re.match(r'^\| `([a-z0-9-]+)` \|.*\| `(.*)` \|\s*$', line)
+            if match:
+                rows[match.group(1)] = match.group(2).replace('\\|', '|')
+    return rows
+
+
+def snapshot(root):
+    seen = []
+    for folder, dirs, files in os.walk(root):
+        seen.extend(os.path.join(folder, name) for name in dirs + files)
+    return sorted(seen)
+
+
+def run_failing(module, args, capsys):
+    args = dict(args, _ansible_check_mode=False, _ansible_diff=False)
+    capsys.readouterr()
+    with patch_module_args(args):
+        with pytest.raises(SystemExit):
+            module.main()
+    return json.loads(capsys.readouterr().out)
+
+
+def normalised(message, root):
+    message = message.replace(root, '<root>')
+    return re.sub(r"\bu'", "'", message)  # Python 2 prints text as u'...'
+
+
+def test_every_row_has_a_case_and_every_case_a_row():
+    assert sorted(table_rows()) == sorted(CASES)
+
+
+@pytest.mark.parametrize('case', sorted(CASES))
+def test_refused_with_the_documented_message(case, tmp_path, monkeypatch, capsys):
+    module, args, setup = CASES[case]
+    root = os.path.realpath(str(tmp_path))
+    args = dict((key, value.replace('<root>', root) if isinstance(value, str) else value)
+                for key, value in args.items())
+    args.setdefault('root', root)
+    if setup:
+        setup(root, monkeypatch)
+    before = snapshot(root)
+    result = run_failing(MODULES[module], args, capsys)
+    monkeypatch.undo()
+    assert result.get('failed'), result
+    assert normalised(result['msg'], root) == table_rows()[case]
+    assert snapshot(root) == before
