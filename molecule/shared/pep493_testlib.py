@@ -16,6 +16,7 @@ import json
 import os
 import subprocess
 
+import pytest
 import yaml
 
 def pytest_configure(config):
@@ -28,8 +29,11 @@ def pytest_configure(config):
     measure the difference); an explicit --hosts always wins.
     """
     inventory = os.environ.get("MOLECULE_INVENTORY_FILE")
-    if getattr(config.option, "hosts", None) or not inventory:
+    if getattr(config.option, "hosts", None):
         return
+    if not inventory:
+        raise pytest.UsageError("these tests run on Molecule instances: use molecule/run (or `molecule verify`), "
+                                "or name the hosts with --hosts=podman://NAME")
     if os.environ.get("PEP493_TESTINFRA_BACKEND", "podman") != "podman":
         return
     with open(inventory) as handle:
@@ -91,6 +95,11 @@ def results(host, tag="converge", which="first"):
     return loaded if which == "all" else loaded[0]
 
 
+def has_results(host, tag):
+    stem = os.path.join(os.environ["MOLECULE_EPHEMERAL_DIRECTORY"], "results", "%s.%s." % (instance(host), tag))
+    return bool(glob.glob(glob.escape(stem) + "[0-9][0-9][0-9].json"))
+
+
 def run_module(host, module, args=None, check=False):
     """Run one module on the instance through Molecule's inventory; return its result."""
     cmd = ["ansible", instance(host), "-i", os.environ["MOLECULE_INVENTORY_FILE"],
@@ -108,6 +117,22 @@ def run_module(host, module, args=None, check=False):
     result["_status"] = status.split(" | ", 1)[1].strip()
     result["_stderr"] = proc.stderr
     return result
+
+
+def stat(host, *paths):
+    """{path: {"type", "mode", "user", "group"}} in one command; missing paths are left out."""
+    out = host.run("stat -c '%%n|%%F|%%a|%%U|%%G' -- " + " ".join(["%s"] * len(paths)) + " 2>/dev/null", *paths)
+    found = {}
+    for line in out.stdout.splitlines():
+        name, kind, mode, user, group = line.rsplit("|", 4)
+        found[name] = {"type": kind, "mode": int(mode, 8), "user": user, "group": group}
+    return found
+
+
+def systemd_show(host, unit, *props):
+    """{property: value} from one `systemctl show`."""
+    out = host.check_output("systemctl show " + " ".join("-p " + p for p in props) + " %s", unit_name(unit))
+    return dict(line.split("=", 1) for line in out.splitlines() if "=" in line)
 
 
 def unit_environment(host, unit):
@@ -162,13 +187,15 @@ def dropin_path(unit, name=DROPIN_NAME):
 def assert_dropin(host, unit, value, reason=None, expires=None):
     """Our drop-in for unit is on disk as expected, and systemd reads it so."""
     path = dropin_path(unit)
-    f = host.file(path)
-    assert f.is_file and not f.is_symlink, path
-    assert (f.mode, f.user, f.group) == (0o644, "root", "root"), path
-    folder = host.file(path.rsplit("/", 1)[0])
-    assert (folder.mode, folder.user) == (0o755, "root")
-    lines = f.content_string.splitlines()
-    assert f.content_string.endswith("\n")
+    folder = path.rsplit("/", 1)[0]
+    st = stat(host, path, folder)
+    assert st.get(path) == {"type": "regular file", "mode": 0o644, "user": "root", "group": "root"}, st
+    assert st.get(folder) == {"type": "directory", "mode": 0o755, "user": "root", "group": "root"}, st
+    # exactly our file in the folder: no temp file or backup left behind
+    assert host.check_output("ls -A %s", folder).split() == [DROPIN_NAME]
+    text = host.file(path).content_string
+    lines = text.splitlines()
+    assert text.endswith("\n")
     assert lines[0].startswith(MARKER_PREFIX)
     assert [x for x in lines if not x.startswith("#")] == ["[Service]", "Environment=PYTHONHTTPSVERIFY=%s" % value]
     comments = "\n".join(x for x in lines if x.startswith("#"))
@@ -177,20 +204,19 @@ def assert_dropin(host, unit, value, reason=None, expires=None):
     if expires is not None:
         assert expires in comments
     # systemd's own view
-    assert "PYTHONHTTPSVERIFY=%s" % value in unit_environment(host, unit)
-    assert path in host.check_output("systemctl show -p DropInPaths --value %s", unit_name(unit)).split()
+    show = systemd_show(host, unit, "Environment", "DropInPaths", "NeedDaemonReload")
+    assert "PYTHONHTTPSVERIFY=%s" % value in show["Environment"].split()
+    assert path in show["DropInPaths"].split()
+    assert show["NeedDaemonReload"] == "no"
     check = host.run("systemd-analyze verify %s", unit_name(unit))
     assert check.rc == 0, check.stderr
     assert path not in check.stderr, check.stderr
-    assert host.check_output("systemctl show -p NeedDaemonReload --value %s", unit_name(unit)) == "no"
-    assert stray_files(host, folder.path) == []
-    assert host.check_output("ls -A %s", folder.path).split() == [DROPIN_NAME]
 
 
 def assert_no_dropin(host, unit):
     path = dropin_path(unit)
-    assert not host.file(path).exists, path
-    assert not host.file(path.rsplit("/", 1)[0]).exists, "empty drop-in folder left behind"
+    folder = path.rsplit("/", 1)[0]
+    assert stat(host, path, folder) == {}, "drop-in or its empty folder left behind"
     assert not any(x.startswith("PYTHONHTTPSVERIFY=") for x in unit_environment(host, unit))
 
 
