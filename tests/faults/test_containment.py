@@ -181,3 +181,16 @@ def test_resolve_path_never_leaves_root(tmp_path_factory, tree):
     # goes too (such a link means a host path: followed only while it stays inside root)
     if not any(kind == 'abs-root' for where, p, kind, t in entries):
         assert got == chroot, (entries, path, got, chroot)
+
+
+def test_a_hard_link_is_split_not_written_through(tmp_path):
+    root, outside = str(tmp_path / 'root'), str(tmp_path / 'outside.cfg')
+    with open(outside, 'wb') as handle:
+        handle.write(b'[https]\nverify=disable\n')
+    os.makedirs(os.path.join(root, 'etc', 'python'))
+    os.link(outside, os.path.join(root, *CFG))
+    run = harness.run('cert_verification', dict(root=root, verify='enable'), timeout=30)
+    assert run.ok, run
+    with open(outside, 'rb') as handle:
+        assert handle.read() == b'[https]\nverify=disable\n'
+    assert os.stat(outside).st_nlink == 1
