@@ -123,7 +123,7 @@ def test_browser_shows_one_row_per_host(report_dir):
     table.feed(render(report_dir, "--dump-dom"))
     assert len(table.rows) == report["host_count"]
     assert [(r[0], r[1]) for r in table.rows] == [(h["host"], h["state"]) for h in report["hosts"]]
-    for (host, _, cells), entry in zip(table.rows, report["hosts"]):
+    for (host, dummy, cells), entry in zip(table.rows, report["hosts"]):
         assert cells[0] == host
         assert [int(c) for c in cells[4:8]] == [entry["counts"][k] for k in
                                                 ("exceptions", "expired", "ineffective", "pending_restart")]

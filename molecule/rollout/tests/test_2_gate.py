@@ -6,7 +6,7 @@ import rollout_lib as r
 
 
 def test_audit_gate_fails_on_a_downgraded_host():
-    rc, _ = r.podman(r.BOOKWORM, "sed", "-i", "s/^verify=enable$/verify=disable/", "/etc/python/cert-verification.cfg")
+    rc, dummy = r.podman(r.BOOKWORM, "sed", "-i", "s/^verify=enable$/verify=disable/", "/etc/python/cert-verification.cfg")
     assert rc == 0
     try:
         report_dir = r.ephemeral("report-gate")
