@@ -143,6 +143,9 @@ def compliance(info, verify='enable', exceptions=None, exclusive=True, expired='
     """
     if not isinstance(info, dict):
         raise AnsibleFilterError('compliance expects a verification_info result, got %r' % type(info).__name__)
+    if info.get('unreachable') or info.get('failed') or not isinstance(info.get('config'), dict):
+        why = info.get('msg') or 'verification_info returned no result'
+        return dict(state='unreachable', compliant=False, reasons=['no audit result: %s' % why], warnings=[])
     reasons, warnings = [], []
     allowed = dict((unit_name(e['name']), e) for e in (exceptions or []))
     config = info.get('config') or {}
@@ -202,11 +205,16 @@ def compliance(info, verify='enable', exceptions=None, exclusive=True, expired='
 
 
 def _host_entry(host, audit):
-    if not isinstance(audit, dict) or not isinstance(audit.get('info'), dict):
+    unreachable = isinstance(audit, dict) and (audit.get('compliance') or {}).get('state') == 'unreachable'
+    if not isinstance(audit, dict) or not isinstance(audit.get('info'), dict) or unreachable:
         error = audit.get('error') if isinstance(audit, dict) else None
-        return dict(host=host, state='unreachable', compliant=False,
-                    reasons=['the audit failed: %s' % error if error else
-                             'no audit result (the host was unreachable or the audit did not run on it)'],
+        if unreachable:
+            reasons = list(audit['compliance'].get('reasons') or []) or ['no audit result']
+        elif error:
+            reasons = ['the audit failed: %s' % error]
+        else:
+            reasons = ['no audit result (the host was unreachable or the audit did not run on it)']
+        return dict(host=host, state='unreachable', compliant=False, reasons=reasons,
                     warnings=[], verify=None, expected_verify=None, host_default=None, interpreters=[],
                     exceptions=[], expired=[], ineffective=[], pending_restart=[], findings=[],
                     counts=dict(exceptions=0, expired=0, pending_restart=0, ineffective=0))

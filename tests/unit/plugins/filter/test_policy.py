@@ -205,6 +205,15 @@ def test_python2_not_verifying_is_non_compliant_under_enable_only():
     assert policy.compliance(host, 'platform_default', [])['state'] == 'compliant'
 
 
+def test_unreachable_host_is_not_judged_on_an_empty_result():
+    result = policy.compliance({'unreachable': True, 'msg': 'Container not found', 'changed': False}, 'enable', [])
+    assert result == dict(state='unreachable', compliant=False, reasons=['no audit result: Container not found'],
+                          warnings=[])
+    report = policy.fleet_report(['x'], {'x': dict(info={'unreachable': True}, compliance=result)})
+    assert report['hosts'][0]['state'] == 'unreachable'
+    assert 'Container not found' in report['hosts'][0]['reasons'][0]
+
+
 def test_compliance_rejects_garbage():
     with pytest.raises(AnsibleFilterError):
         policy.compliance('not a result')
