@@ -372,10 +372,25 @@ class HostFiles(object):
         return '%s is a symbolic link to %s, which does not exist' % (path, target)
 
     def read(self, path, limit=MAX_READ):
-        """Bytes of ``path`` (at most ``limit``), or None when it does not exist."""
+        """Bytes of ``path`` (at most ``limit``), or None when it does not exist.
+
+        Only regular files are read: a FIFO or a device where a file should be would block or
+        never end, so it is an error.
+        """
         try:
-            with open(self.real(path), 'rb') as handle:
-                return handle.read(limit)
+            real = self.real(path)
+            if os.path.realpath(real) == os.path.join(self.root or '/', 'dev/null'):
+                return b''          # a masked drop-in or file: empty, as systemd reads it
+            fd = os.open(real, os.O_RDONLY | getattr(os, 'O_NONBLOCK', 0))
+            try:
+                if not stat.S_ISREG(os.fstat(fd).st_mode):
+                    if stat.S_ISDIR(os.fstat(fd).st_mode):
+                        raise ScanError('%s is a folder, not a file' % path)
+                    raise ScanError('%s is not a regular file' % path)
+                with os.fdopen(os.dup(fd), 'rb') as handle:
+                    return handle.read(limit)
+            finally:
+                os.close(fd)
         except (IOError, OSError) as exc:
             if exc.errno in (errno.ENOENT, errno.ENOTDIR):
                 dangling = self._missing(path)

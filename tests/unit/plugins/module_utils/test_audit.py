@@ -592,3 +592,25 @@ def test_config_owner_and_group_come_from_the_tree_under_root(tmp_path):
     os.remove(os.path.join(str(tmp_path), 'etc/passwd'))
     report = audit.read_config(audit.HostFiles(str(tmp_path)), '/etc/python/cert-verification.cfg')
     assert report['owner'] == str(os.getuid())
+
+
+def test_a_fifo_where_a_file_should_be_is_reported_not_waited_on(tmp_path):
+    os.makedirs(os.path.join(str(tmp_path), 'etc/systemd/system'))
+    os.mkfifo(os.path.join(str(tmp_path), 'etc/systemd/system/pipe.service'))
+    os.mkfifo(os.path.join(str(tmp_path), 'etc/environment'))
+    files = audit.HostFiles(str(tmp_path))
+    inventory = audit.scan_unit_files(files)
+    assert inventory.errors == ['/etc/systemd/system/pipe.service is not a regular file']
+    assert audit.scan_global(files)[1] == ['/etc/environment is not a regular file']
+
+
+def test_a_dropin_masked_with_dev_null_reads_as_empty(tmp_path):
+    write(tmp_path, '/usr/lib/systemd/system/app.service.d/50-vendor.conf', ODD_DROPIN)
+    os.makedirs(os.path.join(str(tmp_path), 'etc/systemd/system/app.service.d'))
+    os.symlink('/dev/null', os.path.join(str(tmp_path), 'etc/systemd/system/app.service.d/50-vendor.conf'))
+    files = audit.HostFiles(str(tmp_path))
+    inventory = audit.scan_unit_files(files)
+    assert inventory.errors == []
+    assert inventory.dropins_of('app.service') == ['/etc/systemd/system/app.service.d/50-vendor.conf']
+    assert audit.scan_services(inventory, files, today=TODAY) == []
+    assert audit.HostFiles().read('/dev/null') == b''
