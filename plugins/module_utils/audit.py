@@ -1125,8 +1125,9 @@ def _config_findings(config):
         found.append('%s could not be read (%s); RHEL 7 python then uses platform_default.' % (path, config['error']))
     if not config['valid']:
         lines = ', '.join(str(e['line']) for e in config['errors'])
-        found.append('%s is malformed (line %s): "import ssl" raises for RHEL 7 Python 2 programs; repair it with '
-                     'pep493.https.cert_verification repair=true.' % (path, lines))
+        nobody = ' (no interpreter on this host reads it)' if config['readers'] == [] else ''
+        found.append('%s is malformed (line %s): "import ssl" raises for RHEL 7 Python 2 programs%s; repair it with '
+                     'pep493.https.cert_verification repair=true.' % (path, lines, nobody))
     elif config['verify'] == 'disable' and config['readers'] != []:
         found.append('%s says verify=disable: every Python 2 program that reads it skips certificate checks; '
                      'set verify=enable and give exceptions per service.' % path)

@@ -614,3 +614,12 @@ def test_a_dropin_masked_with_dev_null_reads_as_empty(tmp_path):
     assert inventory.dropins_of('app.service') == ['/etc/systemd/system/app.service.d/50-vendor.conf']
     assert audit.scan_services(inventory, files, today=TODAY) == []
     assert audit.HostFiles().read('/dev/null') == b''
+
+
+def test_malformed_config_finding_says_when_nobody_here_reads_it():
+    data = b'verify=disable\n[https]\n'
+    unread = audit.summarize(audit.config_report('/c.cfg', data, readers=[]), [PY3], [], [], True)['findings']
+    read = audit.summarize(audit.config_report('/c.cfg', data, readers=['/usr/bin/python2.7']), [PY2], [], [],
+                           True)['findings']
+    assert len(unread) == 1 and 'is malformed (line 1)' in unread[0] and 'no interpreter on this host' in unread[0]
+    assert len(read) == 1 and 'no interpreter on this host' not in read[0]
