@@ -306,6 +306,11 @@ def batch_summary(batch, hostvars):
             parts.append('cfg %s -> %s' % (cfg.get('previous'), cfg['verify']) if cfg.get('changed')
                          else 'cfg %s' % cfg['verify'])
         parts.append('drop-ins changed: %s' % (', '.join(changed) if changed else 'none'))
+        expired = (hv.get('__pep493_https_plan') or {}).get('expired') or []
+        if expired:
+            kept = hv.get('pep493_https_expired') == 'keep'
+            parts.append('expired exceptions %s: %s' % ('kept' if kept else 'removed',
+                                                        ', '.join(e['name'] for e in expired)))
         restarted = hv.get('__pep493_https_restart_units') or []
         if restarted:
             parts.append('%s: %s' % (hv.get('__pep493_https_restart_verb', 'restart'), ', '.join(restarted)))

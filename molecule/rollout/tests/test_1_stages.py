@@ -51,6 +51,15 @@ def test_stage2_enforce_passed_batch_by_batch():
     assert "FAILED" not in run["stdout"]
 
 
+def test_enforce_is_idempotent():
+    run = r.kept_run("again")
+    assert run["rc"] == 0, run["stdout"][-3000:]
+    recap = run["stdout"].split("PLAY RECAP")[1].splitlines()
+    lines = [x for x in recap if x.startswith("pep493-rollout-")]
+    assert len(lines) == 3, recap
+    assert all(" changed=0 " in x and " failed=0 " in x for x in lines), lines
+
+
 def test_cfg_enforced_everywhere(host):
     assert host.file(lib.CFG).mode == 0o644
     cmd = ("python3 -c \"import configparser as C; c = C.RawConfigParser(); c.read('%s'); "

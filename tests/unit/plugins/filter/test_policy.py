@@ -289,11 +289,12 @@ def test_batch_summary_lines():
               '__pep493_https_services': {'services': [{'name': 'x.service', 'action': 'created'},
                                                        {'name': 'y.service', 'action': 'unchanged'}],
                                           'removed': [{'name': 'z.service', 'action': 'removed'}]},
-              '__pep493_https_restart_verb': 'try-restart', '__pep493_https_restart_units': ['x.service']},
+              '__pep493_https_restart_verb': 'try-restart', '__pep493_https_restart_units': ['x.service'],
+              '__pep493_https_plan': {'expired': [{'name': 'old.service', 'expires': '2020-01-01'}]}},
         'b': {'__pep493_https_enforce_error': 'Refuse a host-wide disable: no'},
     }
     lines = policy.batch_summary(['a', 'b'], hostvars)
     assert lines == ['batch of 2 hosts: a, b',
                      'a: compliant; cfg platform_default -> enable; drop-ins changed: x.service, z.service; '
-                     'try-restart: x.service',
+                     'expired exceptions removed: old.service; try-restart: x.service',
                      'b: FAILED - Refuse a host-wide disable: no']
