@@ -124,12 +124,15 @@ def build(base, entries):
             continue
         if not os.path.realpath(parent).startswith(base + '/'):
             continue  # never create anything outside the test's folder
-        if kind == 'dir':
-            os.mkdir(full)
-            continue
         link = {'rel': target, 'abs-root': os.path.join(root, target), 'abs-outside': os.path.join(outside, target),
-                'abs-host': '/' + target}[kind]
-        os.symlink(link, full)
+                'abs-host': '/' + target}.get(kind)
+        try:
+            if kind == 'dir':
+                os.mkdir(full)
+            else:
+                os.symlink(link, full)
+        except OSError:
+            continue  # the parent is a dangling or looping link: nothing can be created there
     return root
 
 
