@@ -76,10 +76,10 @@ deps:
 venv: $(VENV)/.stamp $(VENV_LEGACY)/.stamp interpreters
 
 $(VENV)/.stamp: requirements.txt requirements/constraints.txt
-	@$(TIMED) venv tools/make-venv $(VENV) 3.12 requirements.txt requirements/constraints.txt
+	@$(TIMED) venv-2.21 tools/make-venv $(VENV) 3.12 requirements.txt requirements/constraints.txt
 
 $(VENV_LEGACY)/.stamp: requirements-legacy.txt requirements/constraints-legacy.txt
-	@$(TIMED) venv-legacy tools/make-venv $(VENV_LEGACY) 3.11 requirements-legacy.txt requirements/constraints-legacy.txt
+	@$(TIMED) venv-2.16 tools/make-venv $(VENV_LEGACY) 3.11 requirements-legacy.txt requirements/constraints-legacy.txt
 
 # real interpreters for ansible-test (pyenv shims fail under it), a Python 2.7 virtualenv,
 # and ansible-test's pip bootstrap scripts (its own download host is unreachable)
