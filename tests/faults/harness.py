@@ -10,7 +10,6 @@ Each run writes its arguments to a JSON file and starts ``python <module>.py arg
 
 import json
 import os
-import signal
 import subprocess
 import sys
 import tempfile

@@ -29,7 +29,7 @@ PIECES = st.sampled_from([
     b'ExecStart=', b'ExecStart=/usr/bin/python2 -c x', b'ExecStart=@/usr/bin/python3 py', b'"', b"'", b'%%',
 ])
 CONTENT = st.one_of(st.binary(max_size=512), st.lists(st.one_of(PIECES, st.binary(max_size=8)), max_size=16)
-                    .map(lambda parts: b'\n'.join(parts)))
+                    .map(b'\n'.join))
 
 
 @FUZZ
