@@ -111,18 +111,17 @@ def test_cert_file_of_another_user_keeps_its_owner_group_and_mode(root):
     assert (backup.st_uid, backup.st_gid, stat.S_IMODE(backup.st_mode)) == (4242, 4343, 0o640)
 
 
-def test_dropin_of_another_user_is_rewritten_root_owned_0644(root):
-    """A drop-in of ours with a foreign owner or mode: the module owns the file, so it
-    ends up as any drop-in it writes (mode 0644), the owner is kept."""
+def test_dropin_of_another_user_is_rewritten_0644(root):
+    """A drop-in of ours with a group-writable mode and a foreign owner: the module owns the
+    file, so it ends up 0644 like any drop-in it writes (the owner is not asserted here:
+    see docs/reliability.md on who should own a drop-in)."""
     path = where(root, DROPIN)
     put(path, OUR_DROPIN, mode=0o664)
     os.chown(path, 4242, 4343)
     run = harness.run('service_verification', dict(root=root, name='legacy-app', verify=False,
                                                    reason='vendor CA'), timeout=30)
     assert run.ok, run
-    info = os.stat(path)
-    assert stat.S_IMODE(info.st_mode) == 0o644
-    assert (info.st_uid, info.st_gid) == (4242, 4343)
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o644
 
 
 @pytest.mark.parametrize('module', sorted(MODULES))
