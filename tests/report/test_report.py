@@ -102,8 +102,8 @@ class HostTable(html.parser.HTMLParser):
             self.cell.append(data)
 
 
-def render(report_dir, *extra):
-    page = "file://" + os.path.join(os.path.abspath(report_dir), "report.html")
+def render(report_dir, *extra, fragment=""):
+    page = "file://" + os.path.join(os.path.abspath(report_dir), "report.html") + fragment
     proc = subprocess.run([chromium()] + CHROMIUM_FLAGS + list(extra) + [page], capture_output=True,
                           text=True, timeout=120, check=False)
     assert proc.returncode == 0, proc.stderr[-2000:]
@@ -127,6 +127,24 @@ def test_browser_shows_one_row_per_host(report_dir):
         assert cells[0] == host
         assert [int(c) for c in cells[4:8]] == [entry["counts"][k] for k in
                                                 ("exceptions", "expired", "ineffective", "pending_restart")]
+
+
+def rendered_rows(report_dir, fragment):
+    table = HostTable()
+    table.feed(render(report_dir, "--dump-dom", fragment=fragment))
+    return table.rows
+
+
+def test_browser_sorts_the_host_table(report_dir):
+    """The table's own script sorts it (report.html#sort=N opens it sorted by column N)."""
+    report = load(report_dir)
+    ranks = [report["states"].index(state) for host, state, cells in rendered_rows(report_dir, "#sort=1")]
+    assert ranks == sorted(ranks)
+    hosts = [host for host, state, cells in rendered_rows(report_dir, "#sort=0-desc")]
+    assert hosts == sorted((h["host"] for h in report["hosts"]), key=str.lower, reverse=True)
+    counts = [int(cells[4]) for host, state, cells in rendered_rows(report_dir, "#sort=4-desc")]
+    assert counts == sorted(counts, reverse=True)
+    assert sorted(counts) == sorted(h["counts"]["exceptions"] for h in report["hosts"])
 
 
 def test_browser_screenshot(report_dir):
