@@ -8,7 +8,7 @@ import os
 
 from hypothesis import HealthCheck, settings
 
-settings.register_profile('short', max_examples=200, deadline=None, derandomize=False,
+settings.register_profile('short', max_examples=200, deadline=None, derandomize=True,
                           suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile('long', max_examples=5000, deadline=None,
                           suppress_health_check=[HealthCheck.too_slow])
