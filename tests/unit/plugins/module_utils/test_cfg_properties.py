@@ -58,8 +58,11 @@ FRAGMENTS = [
 
 
 def _python27():
-    for candidate in (os.path.expanduser('~/.pyenv/versions/2.7.18/bin/python2.7'), '/usr/bin/python2.7'):
-        if os.path.exists(candidate):
+    """A Python 2.7 to compare with: pyenv's, or one on PATH."""
+    candidates = [os.path.expanduser('~/.pyenv/versions/2.7.18/bin/python2.7'), '/usr/bin/python2.7']
+    candidates += [os.path.join(folder, 'python2.7') for folder in os.environ.get('PATH', '').split(os.pathsep)]
+    for candidate in candidates:
+        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
             return candidate
     return None
 
