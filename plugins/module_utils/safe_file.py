@@ -202,12 +202,15 @@ def _is_real_dir(path):
         return False
 
 
+NEW_FILE_MODE = 0o644
+
+
 def write_atomic(module, dest, content, check=None, mode=None):
     """Replace ``dest`` with ``content`` through a checked temp file in the same folder.
 
     ``check(content_read_back)`` returns None when good, or a message; a bad read-back
-    aborts the write. ``mode`` applies to a new file (an existing file keeps its own).
-    Raises SafeFileError; the destination is never left half-written.
+    aborts the write. ``mode`` applies to a new file (default 0644; an existing file keeps
+    its own). Raises SafeFileError; the destination is never left half-written.
     """
     folder = os.path.dirname(dest)
     creating = not os.path.exists(dest)
@@ -230,19 +233,19 @@ def write_atomic(module, dest, content, check=None, mode=None):
         problem = check(written) if check else None
         if problem:
             raise SafeFileError('refusing to install %s: %s' % (dest, problem))
-        if mode is not None and creating:
-            os.chmod(tmp, mode)
+        if creating:
+            # In place with its final mode from the rename on: a crash before the module sets
+            # attributes must not leave mkstemp's 0600, which non-root Python cannot read.
+            os.chmod(tmp, NEW_FILE_MODE if mode is None else mode)
     except (IOError, OSError) as exc:
         _remove(tmp)
         raise SafeFileError('cannot write %s: %s; it is unchanged' % (dest, exc.strerror or exc))
     except SafeFileError:
         _remove(tmp)
         raise
-    # atomic_move gives a new file 0666 & ~umask until the module sets its attributes; a
-    # caller's umask 000 would leave it world-writable for that moment (or for good after
-    # a crash), so never let it be wider than 0644.
+    # atomic_move chmods a file it creates to 0666 & ~umask after the rename: with 022 that
+    # is 0644 whatever the caller's umask (000 left it world-writable, 077 unreadable).
     umask = os.umask(0o022)
-    os.umask(umask | 0o022)
     try:
         module.atomic_move(tmp, dest, unsafe_writes=module.params.get('unsafe_writes', False))
     finally:
