@@ -2,7 +2,7 @@
 # Copyright: (c) pep493.https contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 """A writer killed with SIGKILL at random points leaves the old or the new version, always
-parseable, never group- or world-writable.
+parseable, readable by all, never group- or world-writable.
 
 Most kills land just before a randomly chosen file operation of the run (an audit hook in
 killpoint.py counts them, so every step - temp file, write, chmod, rename, backup - is hit);
@@ -64,7 +64,17 @@ class Lane(object):
     def expected_new(self, old, verify, args):
         if old is None:
             return cfg.new_cfg(verify) if verify else None
-        return cfg.render_cfg(old, verify)
+        return cfg.render_cfg(cfg.repair_cfg(old) if args.get('repair') else old, verify)
+
+    def malformed_start(self):
+        """Now and then start from a file that breaks "import ssl" and ask for repair."""
+        if self.rng.random() >= 0.1:
+            return False
+        if not os.path.isdir(os.path.dirname(self.path)):
+            os.makedirs(os.path.dirname(self.path))
+        with open(self.path, 'wb') as handle:
+            handle.write(b'oops\n' + SHIPPED + b'junk line\n')
+        return True
 
     def one(self, timed):
         roll = self.rng.random()
@@ -72,11 +82,16 @@ class Lane(object):
             os.unlink(self.path)
         elif roll < 0.25:
             shutil.rmtree(self.wipe, ignore_errors=True)
+        repair = self.malformed_start()
         old = _read(self.path)
+        # a kill before the repaired file was in place leaves the malformed one: repair again
+        repair = repair or (old is not None and not self.parseable(old))
         verify, args = self.request()
+        if repair:
+            args['repair'] = True
         new = self.expected_new(old, verify, args)
         # file operations differ by case; learn each case's count from a complete run first
-        case = (old is None, os.path.isdir(os.path.dirname(self.path)), args.get('backup'), new == old)
+        case = (old is None, os.path.isdir(os.path.dirname(self.path)), args.get('backup'), repair, new == old)
         if timed and case in self.ops:
             run, ops = self.server.run(args, delay=self.rng.uniform(0, self.seconds[case]), umask=self.umask)
             point = 'timed'
@@ -105,12 +120,14 @@ class Lane(object):
         now = _read(self.path)
         if now not in (old, new):
             self.problems.append(('neither old nor new', point, old, new, now))
-        if now is not None:
+        if now is not None and now != old:  # an old file we made malformed on purpose stays so
             if not self.parseable(now):
                 self.problems.append(('unparseable', point, now))
             mode = os.stat(self.path).st_mode & 0o777
             if mode & 0o022:
                 self.problems.append(('group/world-writable file', point, oct(mode), oct(self.umask)))
+            if not mode & 0o004:  # Python 2 programs that are not root could not read it
+                self.problems.append(('file not readable by all', point, oct(mode), oct(self.umask)))
         folder = os.path.dirname(self.path)
         self.leftovers += len(harness.temp_leftovers(folder))
         for name in harness.temp_leftovers(folder):
@@ -139,6 +156,9 @@ class ServiceLane(Lane):
 
     def parseable(self, data):
         return dropin.parse_dropin(data) is not None
+
+    def malformed_start(self):
+        return False
 
 
 def _drive(lanes):
