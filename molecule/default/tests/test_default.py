@@ -44,16 +44,10 @@ def test_cfg_previous_value_reported(host):
     assert lib.results(host)["cert"]["verify"] == "enable"
 
 
-def test_cfg_attributes(host):
-    f = host.file(lib.CFG)
-    assert f.is_file and not f.is_symlink
-    assert f.mode == 0o644
-    assert (f.user, f.group) == ("root", "root")
-    d = host.file("/etc/python")
-    assert d.is_directory and d.mode == 0o755 and d.user == "root"
-
-
-def test_no_stray_files(host):
+def test_cfg_attributes_and_no_stray_files(host):
+    st = lib.stat(host, lib.CFG, "/etc/python")
+    assert st[lib.CFG] == {"type": "regular file", "mode": 0o644, "user": "root", "group": "root"}
+    assert st["/etc/python"] == {"type": "directory", "mode": 0o755, "user": "root", "group": "root"}
     assert host.check_output("ls -A /etc/python").split() == ["cert-verification.cfg"]
 
 
@@ -68,16 +62,18 @@ def test_cfg_parses_as_python_reads_it(host):
     assert host.check_output(cmd, lib.CFG) == "enable"
 
 
-def test_no_consumer_on_debian_and_the_module_said_so(host):
-    """No Debian Python reads the file; the module must not claim otherwise."""
-    for py in ("python2.7", "python3"):
-        if host.exists(py):
-            out = host.check_output("%s -c \"import ssl; print(hasattr(ssl, '_cert_verification_config'))\"", py)
-            assert out == "False"
+def test_consumers_match_the_interpreters(host):
+    """The module's consumers are exactly the interpreters that read this file (none on Debian)."""
+    readers = []
+    for py in host.check_output("ls /usr/bin/python* /usr/libexec/platform-python* 2>/dev/null || true").split():
+        code = "import ssl; print(getattr(ssl, '_cert_verification_config', None))"
+        if host.check_output("%s -c %s", py, code) == lib.CFG:
+            readers.append(py)
     cert = lib.results(host)["cert"]
     assert cert["probed"] is True
-    assert cert["consumers"] == []
-    assert any("no Python on this host reads it" in w for w in cert.get("warnings", []))
+    assert sorted(c["path"] for c in cert["consumers"]) == sorted(readers)
+    warned = any("no Python on this host reads it" in w for w in cert.get("warnings", []))
+    assert warned is (not readers)
 
 
 def test_python2_ssl_still_imports(host):
