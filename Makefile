@@ -8,8 +8,8 @@ SHELL := /bin/bash
 
 ROOT := $(CURDIR)
 # Debian packages the tests need (containers for Molecule, openssl for TLS fixtures,
-# shellcheck for the scripts).
-APT_PACKAGES ?= podman runc debootstrap openssl shellcheck
+# shellcheck for the scripts, chromium for the fleet report's browser test).
+APT_PACKAGES ?= podman runc debootstrap openssl shellcheck chromium
 ANSIBLE_WHEEL ?= 14.5.0
 ANSIBLE_WHEEL_LEGACY ?= 9.13.0
 COLLECTIONS ?= containers.podman community.general ansible.posix
@@ -36,7 +36,7 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 export PIP_ROOT_USER_ACTION := ignore
 export PATH := $(VENV)/bin:$(PATH)
 
-.PHONY: help test deps venv collections interpreters lint sanity sanity-2.21 sanity-2.16 \
+.PHONY: help test deps venv collections interpreters lint sanity sanity-2.21 sanity-2.16 report \
         units units-2.21 units-2.16 faults fuzz molecule images bench demo lock clean
 
 help:
@@ -49,13 +49,14 @@ help:
 	@echo "make units        ansible-test units with 2.21 (Python 3.12, 3.13) and 2.16 (2.7, 3.6)"
 	@echo "make faults       fault tests + short fuzz (tests/faults/run); make fuzz: the long fuzz profile"
 	@echo "make images       local container images (molecule/images/build); make molecule: molecule/run"
+	@echo "make report       the fleet report on the demo fleet, checked in headless Chromium"
 	@echo "make bench        benchmarks/run; make demo: tools/demo"
 	@echo "make lock         re-resolve requirements*.txt into requirements/constraints*.txt"
 
 # Set-up steps stop the run when they fail; every check runs even after another failed,
 # and the run fails if any did.
 SETUP_STEPS := deps venv collections
-CHECK_STEPS := lint sanity units faults molecule
+CHECK_STEPS := lint sanity units faults molecule report
 test:
 	@mkdir -p .cache; export TIMING_LOG=$(ROOT)/.cache/timing.log; : > $$TIMING_LOG; \
 	start=$$(date +%s); failed=""; \
@@ -131,6 +132,8 @@ molecule: deps venv collections images
 	$(call run-script,molecule,molecule/run)
 images: deps
 	$(call run-script,images,molecule/images/build)
+report: deps venv collections images
+	$(call run-script,report,tests/report/run)
 bench: venv collections
 	$(call run-script,bench,benchmarks/run)
 demo: deps venv collections images
