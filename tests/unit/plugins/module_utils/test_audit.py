@@ -17,6 +17,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from ansible_collections.pep493.https.plugins.module_utils import audit, dropin, systemd
+from ansible_collections.pep493.https.tests.unit.tree import write
 
 TODAY = datetime.date(2026, 6, 1)
 
@@ -59,15 +60,6 @@ ODD_UNIT = (
 ODD_DROPIN = b'[Service]\nEnvironment=PYTHONHTTPSVERIFY=0\n'
 
 
-def write(root, path, content, mode=None):
-    full = os.path.join(str(root), path.lstrip('/'))
-    if not os.path.isdir(os.path.dirname(full)):
-        os.makedirs(os.path.dirname(full))
-    with open(full, 'wb') as handle:
-        handle.write(content)
-    if mode is not None:
-        os.chmod(full, mode)
-    return full
 
 
 def ours(verify=False, reason='vendor CA not yet trusted', expires='2026-12-31'):

@@ -15,6 +15,7 @@ import pytest
 
 from ansible_collections.pep493.https.plugins.modules import cert_verification
 from ansible_collections.pep493.https.plugins.module_utils import cfg, probe, safe_file
+from ansible_collections.pep493.https.tests.unit.tree import read as get, snapshot, write
 
 CFG = '/etc/python/cert-verification.cfg'
 
@@ -24,29 +25,7 @@ def cfg_file(root):
 
 
 def put(root, content):
-    path = cfg_file(root)
-    if not os.path.isdir(os.path.dirname(path)):
-        os.makedirs(os.path.dirname(path))
-    with open(path, 'wb') as handle:
-        handle.write(content)
-    return path
-
-
-def get(path):
-    with open(path, 'rb') as handle:
-        return handle.read()
-
-
-def snapshot(root):
-    """Every path under root with its content and mtime, to prove nothing changed."""
-    seen = {}
-    for folder, dirs, files in os.walk(str(root)):
-        for name in dirs + files:
-            path = os.path.join(folder, name)
-            info = os.lstat(path)
-            content = get(path) if stat.S_ISREG(info.st_mode) else None
-            seen[path] = (info.st_mode, info.st_mtime, content)
-    return seen
+    return write(root, CFG, content)
 
 
 SHIPPED = (b"# Possible values are:\n# 'enable' ...\n\n[https]\nverify=platform_default\n")

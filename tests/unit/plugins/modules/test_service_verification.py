@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from ansible.module_utils import basic
 from ansible_collections.pep493.https.plugins.modules import service_verification
 from ansible_collections.pep493.https.plugins.module_utils import dropin, systemd
+from ansible_collections.pep493.https.tests.unit.tree import read as get, snapshot, write
 
 UNIT_DIR = 'etc/systemd/system'
 NAME = dropin.DEFAULT_DROPIN_NAME
@@ -30,28 +31,7 @@ def dropin_file(root, unit, name=NAME):
 
 
 def put(path, content):
-    if not os.path.isdir(os.path.dirname(path)):
-        os.makedirs(os.path.dirname(path))
-    with open(path, 'wb') as handle:
-        handle.write(content)
-    return path
-
-
-def get(path):
-    with open(path, 'rb') as handle:
-        return handle.read()
-
-
-def snapshot(root):
-    """Every path under root with mode, mtime and content, to prove nothing changed."""
-    seen = {}
-    for folder, dirs, files in os.walk(str(root)):
-        for name in dirs + files:
-            path = os.path.join(folder, name)
-            info = os.lstat(path)
-            content = get(path) if stat.S_ISREG(info.st_mode) else None
-            seen[path] = (info.st_mode, info.st_mtime, content)
-    return seen
+    return write('/', path, content)
 
 
 def args(root, **kwargs):

@@ -8,7 +8,6 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import os
-import stat
 
 import pytest
 import yaml
@@ -16,34 +15,12 @@ import yaml
 from ansible.module_utils import basic
 from ansible_collections.pep493.https.plugins.modules import verification_info
 from ansible_collections.pep493.https.plugins.module_utils import audit, dropin
+from ansible_collections.pep493.https.tests.unit.tree import snapshot, write
 
 CFG = '/etc/python/cert-verification.cfg'
 UNITS = '/etc/systemd/system'
 
 
-def write(root, path, content, mode=None):
-    full = os.path.join(str(root), path.lstrip('/'))
-    if not os.path.isdir(os.path.dirname(full)):
-        os.makedirs(os.path.dirname(full))
-    with open(full, 'wb') as handle:
-        handle.write(content)
-    if mode is not None:
-        os.chmod(full, mode)
-    return full
-
-
-def snapshot(root):
-    seen = {}
-    for folder, dirs, files in os.walk(str(root)):
-        for name in dirs + files:
-            path = os.path.join(folder, name)
-            info = os.lstat(path)
-            content = None
-            if stat.S_ISREG(info.st_mode):
-                with open(path, 'rb') as handle:
-                    content = handle.read()
-            seen[path] = (info.st_mode, info.st_mtime, content)
-    return seen
 
 
 def ours(verify=False, reason='vendor CA not trusted yet', expires='2020-01-31'):
