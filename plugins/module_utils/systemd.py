@@ -83,10 +83,14 @@ def _unescape(text, index):
 
 
 def _chr(code):
+    # systemd refuses an escape beyond U+10FFFF; here it becomes U+FFFD instead of an exception.
     try:
-        return unichr(code)  # noqa: F821 - Python 2
-    except NameError:
-        return chr(code)
+        try:
+            return unichr(code)  # noqa: F821 - Python 2
+        except NameError:
+            return chr(code)
+    except (ValueError, OverflowError):
+        return u'\ufffd'
 
 
 def split_words(text):

@@ -421,7 +421,7 @@ def plan_file(module, item, unit_dir, dropin_name, root, errors):
         # resolve_path's hint names an option this module does not have.
         errors.append('%s (%s): %s' % (item['label'], item['name'], str(exc).split('; set follow=true', 1)[0]))
         return
-    item.update(path=path, old=old, new=None, old_mode=None)
+    item.update(path=path, old=old, new=None, old_mode=None, old_owner=None)
     current = dropin.parse_dropin(old)
     if old is not None and current is None:
         errors.append('%s (%s): %s exists but is not managed by this module (no marker line "%s"); it was left '
@@ -436,10 +436,12 @@ def plan_file(module, item, unit_dir, dropin_name, root, errors):
     new = dropin.render_dropin(item['verify'], item['reason'], item['expires'])
     item['new'] = new
     if old is not None:
-        item['old_mode'] = stat.S_IMODE(os.stat(path).st_mode)
+        info = os.stat(path)
+        item['old_mode'] = stat.S_IMODE(info.st_mode)
+        item['old_owner'] = (info.st_uid, info.st_gid)
     if old is None:
         item['action'] = 'created'
-    elif old != new or item['old_mode'] != FILE_MODE:
+    elif old != new or item['old_mode'] != FILE_MODE or foreign_owner(item):
         item['action'] = 'updated'
     else:
         item['action'] = 'unchanged'
@@ -547,16 +549,28 @@ def apply_changes(module, changes, dropin_name):
                 except OSError as exc:
                     raise safe_file.SafeFileError('cannot set mode %04o on %s: %s'
                                                   % (FILE_MODE, item['path'], exc.strerror))
+            if foreign_owner(item) and not module.check_mode:
+                try:
+                    os.chown(item['path'], 0, 0)
+                except OSError as exc:
+                    raise safe_file.SafeFileError('cannot give %s to root:root: %s' % (item['path'], exc.strerror))
         else:
             safe_file.remove_file(module, item['path'])
             item['folder_removed'] = safe_file.remove_empty_dir(module, folder, ignore=(dropin_name,))
         item['applied'] = True
 
 
+def foreign_owner(item):
+    """A drop-in of ours owned by someone else while we run as root: that user could add ExecStart=."""
+    return os.geteuid() == 0 and item.get('old_owner') not in (None, (0, 0))
+
+
 def file_diff(item):
     before_header = item['path']
     if item['old_mode'] not in (None, FILE_MODE):
         before_header = '%s (mode %04o, becomes %04o)' % (item['path'], item['old_mode'], FILE_MODE)
+    if foreign_owner(item):
+        before_header += ' (owner %d:%d, becomes root:root)' % item['old_owner']
     return dict(before=safe_file.text_for_diff(item['old']), after=safe_file.text_for_diff(item['new']),
                 before_header=before_header, after_header=item['path'] if item['new'] is not None else '/dev/null')
 

@@ -111,17 +111,22 @@ def test_cert_file_of_another_user_keeps_its_owner_group_and_mode(root):
     assert (backup.st_uid, backup.st_gid, stat.S_IMODE(backup.st_mode)) == (4242, 4343, 0o640)
 
 
-def test_dropin_of_another_user_is_rewritten_0644(root):
+def test_dropin_of_another_user_is_rewritten_0644_root_owned(root):
     """A drop-in of ours with a group-writable mode and a foreign owner: the module owns the
-    file, so it ends up 0644 like any drop-in it writes (the owner is not asserted here:
-    see docs/reliability.md on who should own a drop-in)."""
+    file, so it ends up 0644 and root:root like any drop-in it writes (its owner could
+    otherwise add ExecStart= to a root service)."""
     path = where(root, DROPIN)
     put(path, OUR_DROPIN, mode=0o664)
     os.chown(path, 4242, 4343)
     run = harness.run('service_verification', dict(root=root, name='legacy-app', verify=False,
                                                    reason='vendor CA'), timeout=30)
     assert run.ok, run
-    assert stat.S_IMODE(os.stat(path).st_mode) == 0o644
+    assert run.result['changed']
+    info = os.stat(path)
+    assert (stat.S_IMODE(info.st_mode), info.st_uid, info.st_gid) == (0o644, 0, 0)
+    again = harness.run('service_verification', dict(root=root, name='legacy-app', verify=False,
+                                                     reason='vendor CA'), timeout=30)
+    assert again.ok and not again.result['changed'], again
 
 
 @pytest.mark.parametrize('module', sorted(MODULES))

@@ -11,7 +11,6 @@ __metaclass__ = type
 
 import os
 
-import pytest
 from hypothesis import HealthCheck, example, given, settings, strategies as st
 
 from ansible_collections.pep493.https.plugins.module_utils import systemd
@@ -94,9 +93,6 @@ ESCAPE = st.one_of(st.from_regex(r'\A\\[xuU][0-9a-fA-F]{2,8}\Z'), st.from_regex(
                    st.sampled_from(['\\', '\\n', '\\s', '"', "'", ' ', 'A=', 'x']))
 
 
-@pytest.mark.xfail(strict=True, raises=(OverflowError, ValueError),
-                   reason='systemd._chr: a \\U or \\u escape above U+10FFFF (or a surrogate on Python 2) '
-                          'raises instead of being refused; see docs/reliability.md')
 @FUZZ
 @example('A=\\U99999999')
 @given(st.lists(ESCAPE, max_size=12).map(''.join))
