@@ -48,7 +48,15 @@ def test_cfg_attributes_and_no_stray_files(host):
     st = lib.stat(host, lib.CFG, "/etc/python")
     assert st[lib.CFG] == {"type": "regular file", "mode": 0o644, "user": "root", "group": "root"}
     assert st["/etc/python"] == {"type": "directory", "mode": 0o755, "user": "root", "group": "root"}
-    assert host.check_output("ls -A /etc/python").split() == ["cert-verification.cfg"]
+    cert = lib.results(host)["cert"]
+    expected = ["cert-verification.cfg"]
+    if cert["previous"] != "missing":
+        # the policy keeps a backup of the file it changed (pep493_https_cfg_backup defaults to true)
+        assert host.file(cert["backup_file"]).content == SHIPPED
+        expected.append(cert["backup_file"].rsplit("/", 1)[1])
+    else:
+        assert "backup_file" not in cert
+    assert sorted(host.check_output("ls -A /etc/python").split()) == sorted(expected)
 
 
 def test_cfg_parses_as_python_reads_it(host):
@@ -82,7 +90,15 @@ def test_python2_ssl_still_imports(host):
 
 
 def test_check_run_reports_no_change(host):
-    assert lib.results(host, tag="check", which="last")["cert"]["changed"] is False
+    check = lib.results(host, tag="check", which="last")
+    assert check["cert"]["changed"] is False
+    assert check["svc"]["changed"] is False
+
+
+def test_policy_reports_compliance(host):
+    for which in ("first", "last"):
+        status = lib.results(host, which=which)["status"]
+        assert status["compliance"]["compliant"] is True, status["compliance"]
 
 
 # --- the service exception -----------------------------------------------------------------
