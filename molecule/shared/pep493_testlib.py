@@ -19,6 +19,7 @@ import subprocess
 import pytest
 import yaml
 
+
 def pytest_configure(config):
     """Test every Molecule instance through testinfra's podman backend.
 
@@ -112,7 +113,7 @@ def run_module(host, module, args=None, check=False):
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300, check=False)
     line = [x for x in proc.stdout.splitlines() if x.startswith(instance(host) + " | ")]
     assert line, "no result from %s:\nstdout: %s\nstderr: %s" % (cmd, proc.stdout, proc.stderr)
-    status, _, payload = line[-1].partition(" => ")
+    status, dummy, payload = line[-1].partition(" => ")
     result = json.loads(payload)
     result["_status"] = status.split(" | ", 1)[1].strip()
     result["_stderr"] = proc.stderr

@@ -60,8 +60,6 @@ ODD_UNIT = (
 ODD_DROPIN = b'[Service]\nEnvironment=PYTHONHTTPSVERIFY=0\n'
 
 
-
-
 def ours(verify=False, reason='vendor CA not yet trusted', expires='2026-12-31'):
     return dropin.render_dropin(verify, reason, dropin.validate_expires(expires) if expires else None)
 

@@ -21,8 +21,6 @@ CFG = '/etc/python/cert-verification.cfg'
 UNITS = '/etc/systemd/system'
 
 
-
-
 def ours(verify=False, reason='vendor CA not trusted yet', expires='2020-01-31'):
     return dropin.render_dropin(verify, reason, dropin.validate_expires(expires))
 
