@@ -8,7 +8,6 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import contextlib
 import errno
 import io
 import json
@@ -18,10 +17,10 @@ import re
 import pytest
 
 from ansible.module_utils import basic
-from ansible.module_utils.common.text.converters import to_bytes
 
 from ansible_collections.pep493.https.plugins.modules import cert_verification, service_verification
 from ansible_collections.pep493.https.plugins.module_utils import safe_file
+from ansible_collections.pep493.https.tests.unit.module_args import patch_module_args
 
 TABLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'docs', 'errors.md')
 MODULES = {'cert_verification': cert_verification, 'service_verification': service_verification}
@@ -31,17 +30,6 @@ DROPIN = DROPIN_DIR + '/zz-pep493-https.conf'
 SHIPPED = b"[https]\nverify=platform_default\n"
 OURS = (b'# Managed by pep493.https.service_verification; edits here are overwritten.\n'
         b'[Service]\nEnvironment=PYTHONHTTPSVERIFY=1\n')
-
-try:  # ansible-core 2.19 and later
-    from ansible.module_utils.testing import patch_module_args
-except ImportError:  # ansible-core 2.16 - 2.18
-    @contextlib.contextmanager
-    def patch_module_args(args):
-        basic._ANSIBLE_ARGS = to_bytes(json.dumps({'ANSIBLE_MODULE_ARGS': args}))
-        try:
-            yield
-        finally:
-            basic._ANSIBLE_ARGS = None
 
 
 def put(root, rel, data=SHIPPED):

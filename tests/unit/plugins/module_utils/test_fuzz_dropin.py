@@ -10,19 +10,14 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import datetime
-import os
 import posixpath
 import re
 
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import given, strategies as st
 
 from ansible_collections.pep493.https.plugins.module_utils import dropin
+from ansible_collections.pep493.https.tests.unit.fuzz import FUZZ
 
-settings.register_profile('pep493-short', max_examples=200, deadline=None, derandomize=True,
-                          suppress_health_check=[HealthCheck.too_slow])
-settings.register_profile('pep493-long', max_examples=5000, deadline=None,
-                          suppress_health_check=[HealthCheck.too_slow])
-FUZZ = settings.get_profile('pep493-' + os.environ.get('PEP493_FUZZ_PROFILE', 'short'))
 
 SYSTEMD_CHARS = 'abcXYZ019:_.\\-'
 UNIT_DIR = '/etc/systemd/system'

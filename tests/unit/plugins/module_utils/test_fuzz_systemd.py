@@ -9,17 +9,12 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import os
 
-from hypothesis import HealthCheck, example, given, settings, strategies as st
+from hypothesis import example, given, strategies as st
 
 from ansible_collections.pep493.https.plugins.module_utils import systemd
+from ansible_collections.pep493.https.tests.unit.fuzz import FUZZ
 
-settings.register_profile('pep493-short', max_examples=200, deadline=None, derandomize=True,
-                          suppress_health_check=[HealthCheck.too_slow])
-settings.register_profile('pep493-long', max_examples=5000, deadline=None,
-                          suppress_health_check=[HealthCheck.too_slow])
-FUZZ = settings.get_profile('pep493-' + os.environ.get('PEP493_FUZZ_PROFILE', 'short'))
 
 KEYS = st.sampled_from(list(systemd.SHOW_PROPERTIES) + ['X', ''])
 VALUES = st.text(alphabet=st.characters(blacklist_categories=('Cs',), blacklist_characters='\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029'),

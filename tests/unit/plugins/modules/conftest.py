@@ -7,25 +7,13 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import contextlib
 import json
 
 import pytest
 
-from ansible.module_utils import basic
 from ansible.module_utils.common import warnings as ansible_warnings
-from ansible.module_utils.common.text.converters import to_bytes
 
-try:  # ansible-core 2.19 and later
-    from ansible.module_utils.testing import patch_module_args
-except ImportError:  # ansible-core 2.16 - 2.18
-    @contextlib.contextmanager
-    def patch_module_args(args):
-        basic._ANSIBLE_ARGS = to_bytes(json.dumps({'ANSIBLE_MODULE_ARGS': args}))
-        try:
-            yield
-        finally:
-            basic._ANSIBLE_ARGS = None
+from ansible_collections.pep493.https.tests.unit.module_args import patch_module_args
 
 
 def clear_warnings():
