@@ -32,6 +32,11 @@ export PEP493_VENV_LEGACY := $(VENV_LEGACY)
 export PEP493_COLLECTIONS := $(ROOT)/.cache/self:$(ROOT)/.collections
 export PEP493_COLLECTIONS_LEGACY := $(ROOT)/.cache/self:$(ROOT)/.collections/legacy
 export ANSIBLE_COLLECTIONS_PATH := $(PEP493_COLLECTIONS)
+# Nothing outside the checkout: Ansible's own folder (Molecule installs the collection under
+# test there, every run keeps its temp files there) and ansible-test's home (its venvs and
+# pip bootstrap cache live in $$HOME/.ansible/test whatever ANSIBLE_HOME says).
+export ANSIBLE_HOME := $(ROOT)/.cache/ansible-home
+export PEP493_TEST_HOME := $(ROOT)/.cache/test-home
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 export PIP_ROOT_USER_ACTION := ignore
 export PATH := $(VENV)/bin:$(PATH)

@@ -2,7 +2,7 @@
 """Make ansible-test's pip bootstrap work with PyPI alone.
 
 ansible-test bootstraps pip in every virtual environment it creates by running
-~/.ansible/test/cache/get_pip_<version>.py, which it otherwise downloads from a host that
+$PEP493_TEST_HOME/.ansible/test/cache/get_pip_<version>.py, which it otherwise downloads from a host that
 is not reachable here. This writes such a script for each pip version ansible-test asks
 for: it installs the requested packages with pip <version> itself, taken from the
 ``pip==<version>`` wheel on PyPI, unpacked once (running pip from the zip would leave a
@@ -23,7 +23,10 @@ VERSIONS = ['25.2', '23.1.2', '21.3.1', '20.3.4']
 OLDEST_PYTHON = {'20.3.4': '2.7', '21.3.1': '3.6', '23.1.2': '3.7'}
 MARK = '# pep493-https get-pip replacement'
 
-CACHE = os.path.expanduser('~/.ansible/test/cache')
+# ansible-test runs with HOME=$PEP493_TEST_HOME (tools/units, tools/sanity), so its cache is there.
+_CHECKOUT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CACHE = os.path.join(os.environ.get('PEP493_TEST_HOME') or os.path.join(_CHECKOUT, '.cache', 'test-home'),
+                     '.ansible', 'test', 'cache')
 
 TEMPLATE = '''#!/usr/bin/env python
 %(mark)s for pip %(version)s (written by tools/get-pip-cache.py; delete to rebuild).
