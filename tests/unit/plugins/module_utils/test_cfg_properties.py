@@ -58,13 +58,29 @@ FRAGMENTS = [
 
 
 def _python27():
-    """A Python 2.7 to compare with: pyenv's, or one on PATH."""
+    """A Python 2.7 to compare with: pyenv's, or one on PATH (a virtualenv's base interpreter,
+    since the oracle runs with -S, which a virtualenv's python cannot start with)."""
     candidates = [os.path.expanduser('~/.pyenv/versions/2.7.18/bin/python2.7'), '/usr/bin/python2.7']
     candidates += [os.path.join(folder, 'python2.7') for folder in os.environ.get('PATH', '').split(os.pathsep)]
     for candidate in candidates:
+        candidate = _base_interpreter(candidate)
         if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
             return candidate
     return None
+
+
+def _base_interpreter(path):
+    """``path``, or for a virtualenv's python the interpreter it was made from (pyvenv.cfg)."""
+    config = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(path))), 'pyvenv.cfg')
+    try:
+        with open(config) as handle:
+            for line in handle:
+                key, sep, value = line.partition('=')
+                if sep and key.strip() == 'base-executable':
+                    return value.strip()
+    except (IOError, OSError):
+        pass
+    return path
 
 
 def rhel7_batch(items):
