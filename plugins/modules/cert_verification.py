@@ -50,8 +50,14 @@ options:
       - V(absent) removes every C(verify) option that is in effect (in C([https]), and in
         C([DEFAULT]) when an C([https]) section exists), so that RHEL 7 falls back to
         C(platform_default). The file itself and all other content stay.
+      - V(restored) puts the file back as it was before its last change - the newest backup (see
+        O(backup)) that RHEL 7's Python can read, or no file at all when the record of the file before
+        its first change says there was none. A malformed backup would break C(import ssl), so it is
+        skipped (with a warning naming it) and the next older one is taken. The replaced file is kept
+        beside it as C(<path>.<pid>.<date>.before-restore~), which is never restored itself, so a
+        second restore changes nothing. A backup that says C(verify=disable) needs O(allow_disable=true).
     type: str
-    choices: [present, absent]
+    choices: [present, absent, restored]
     default: present
   path:
     description:
@@ -72,7 +78,16 @@ options:
     default: true
   backup:
     description:
-      - Keep a timestamped copy of the previous file beside it when the file changes.
+      - Keep a timestamped copy of the previous file beside it when the file changes, and, at the
+        first change, a record of the file as it was (C(<path>.pep493-original), mode 0600; it also records
+        that there was no file). O(state=restored) goes back through these.
+    type: bool
+    default: false
+  allow_disable:
+    description:
+      - With O(state=restored) only. Restore a backup that says C(verify=disable), which turns
+        verification off for every Python 2 program on the host that reads the file. Without it such a
+        restore fails and changes nothing.
     type: bool
     default: false
   repair:
@@ -134,6 +149,10 @@ EXAMPLES = r'''
 - name: Drop the setting so the Python build's own default applies
   pep493.https.cert_verification:
     state: absent
+
+- name: Put the file back as it was before the last change made with backup=true
+  pep493.https.cert_verification:
+    state: restored
 '''
 
 RETURN = r'''
@@ -145,7 +164,9 @@ previous:
   type: str
   sample: platform_default
 verify:
-  description: The value in effect after the run (V(platform_default) after O(state=absent)).
+  description:
+    - The value in effect after the run (V(platform_default) after O(state=absent); V(missing) when
+      O(state=restored) removed the file).
   returned: always
   type: str
   sample: enable
@@ -155,7 +176,7 @@ path:
   type: str
   sample: /etc/python/cert-verification.cfg
 backup_file:
-  description: The backup copy made of the previous file.
+  description: The backup copy made of the previous file (with O(state=restored), the C(.before-restore~) copy).
   returned: when a backup was made
   type: str
   sample: /etc/python/cert-verification.cfg.12345.2026-01-01@00:00:00~
@@ -192,12 +213,35 @@ probed:
   description: Whether interpreters were probed (false under O(root)).
   returned: always
   type: bool
+record_file:
+  description: The record of the file before its first change, when this run wrote it (see O(backup)).
+  returned: when a record was written
+  type: str
+  sample: /etc/python/cert-verification.cfg.pep493-original
+restored_from:
+  description: With O(state=restored), the backup (or the record) the file was put back from.
+  returned: with O(state=restored)
+  type: str
+  sample: /etc/python/cert-verification.cfg.12345.2026-01-01@00:00:00~
+skipped_backups:
+  description: With O(state=restored), the newer backups that were not used, and why (malformed, unreadable).
+  returned: with O(state=restored)
+  type: list
+  elements: dict
+  contains:
+    path:
+      description: The backup.
+      type: str
+    reason:
+      description: Why it was skipped.
+      type: str
 '''
 
 import os
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.pep493.https.plugins.module_utils import cfg
+from ansible_collections.pep493.https.plugins.module_utils import history
 from ansible_collections.pep493.https.plugins.module_utils import probe
 from ansible_collections.pep493.https.plugins.module_utils import safe_file
 
@@ -205,13 +249,14 @@ from ansible_collections.pep493.https.plugins.module_utils import safe_file
 def argument_spec():
     return dict(
         verify=dict(type='str', choices=list(cfg.VALUES)),
-        state=dict(type='str', default='present', choices=['present', 'absent']),
+        state=dict(type='str', default='present', choices=['present', 'absent', 'restored']),
         path=dict(type='path', default=cfg.DEFAULT_PATH),
         root=dict(type='path'),
         create=dict(type='bool', default=True),
         backup=dict(type='bool', default=False),
         repair=dict(type='bool', default=False),
         follow=dict(type='bool', default=False),
+        allow_disable=dict(type='bool', default=False),
     )
 
 
@@ -261,6 +306,29 @@ def probe_consumers(module, dest):
     return consumers, True
 
 
+def restore_and_exit(module, dest, old):
+    try:
+        result = history.restore(module, dest, old, module.params['allow_disable'])
+    except (history.HistoryError, safe_file.SafeFileError) as exc:
+        module.fail_json(msg=str(exc), path=dest)
+    diff = result.pop('diff', None)
+    if module._diff and diff:
+        result['diff'] = [diff]
+    for entry in result['skipped_backups']:
+        module.warn('%s was not restored: %s' % (entry['path'], entry['reason']))
+    verb = 'would be ' if module.check_mode else ''
+    if not result['changed']:
+        result['msg'] = '%s is already as in %s.' % (dest, result['restored_from'])
+    elif result['verify'] == 'missing':
+        result['msg'] = '%s %sremoved: there was no file before its first change (%s).' % (
+            dest, verb, result['restored_from'])
+    else:
+        result['msg'] = '%s %srestored from %s.' % (dest, verb, result['restored_from'])
+    result['repaired_lines'] = []
+    result['consumers'], result['probed'] = probe_consumers(module, dest)
+    module.exit_json(**result)
+
+
 def main():
     module = AnsibleModule(
         argument_spec=argument_spec(),
@@ -269,14 +337,16 @@ def main():
         required_if=[('state', 'present', ['verify'])],
     )
     params = module.params
-    if params['state'] == 'absent' and params['verify'] is not None:
-        module.fail_json(msg='verify=%s is not used with state=absent; remove verify or use state=present'
-                             % params['verify'])
+    if params['state'] != 'present' and params['verify'] is not None:
+        module.fail_json(msg='verify=%s is not used with state=%s; remove verify or use state=present'
+                             % (params['verify'], params['state']))
     try:
         dest = safe_file.resolve_path(params['path'], params['root'], params['follow'])
         old = safe_file.read_bytes(dest)
     except safe_file.SafeFileError as exc:
         module.fail_json(msg=str(exc), path=params['path'])
+    if params['state'] == 'restored':
+        restore_and_exit(module, dest, old)
 
     new, previous, repaired = planned_content(module, old, dest)
     changed = new is not None and new != old
@@ -289,9 +359,12 @@ def main():
                           before_header=dest, after_header=dest))
     try:
         if changed and not module.check_mode:
+            safe_file.make_dirs(module, os.path.dirname(dest))
+            record = history.record_original(dest, old) if params['backup'] else None
+            if record:
+                result['record_file'] = record
             if old is not None and (params['backup'] or repaired):
                 result['backup_file'] = safe_file.backup(module, dest)
-            safe_file.make_dirs(module, os.path.dirname(dest))
             wanted = params['verify'] if params['state'] == 'present' else None
             safe_file.write_atomic(module, dest, new, check=read_back_check(wanted))
     except safe_file.SafeFileError as exc:
