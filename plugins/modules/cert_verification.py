@@ -238,6 +238,7 @@ skipped_backups:
 '''
 
 import os
+import socket
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.pep493.https.plugins.module_utils import cfg
@@ -384,9 +385,11 @@ def main():
         module.warn('verify=disable turns HTTPS certificate verification off for every Python 2 program on this '
                     'host that reads %s. Prefer verify=enable with per-service exceptions '
                     '(pep493.https.service_verification).' % dest)
-    if result['probed'] and not result['consumers'] and params['state'] == 'present':
-        module.warn('%s written, but no Python on this host reads it (only RHEL/CentOS 7 system python and SCL '
-                    'python27 do; no Python 3 does), so it has no effect here.' % dest)
+    if result['probed'] and not result['consumers'] and result['changed'] and params['state'] == 'present':
+        # the host's own name: Ansible shows a warning text once per run, whichever host sent it
+        module.warn('%s %s on %s, but no Python on this host reads it (only RHEL/CentOS 7 system python and SCL '
+                    'python27 do; no Python 3 does), so it has no effect here.'
+                    % (dest, 'would be changed' if module.check_mode else 'written', socket.gethostname()))
     module.exit_json(**result)
 
 
