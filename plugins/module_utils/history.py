@@ -202,6 +202,12 @@ def _remove(path):
         pass
 
 
+def discard(path):
+    """Remove a record this run wrote (``path``; nothing when None) after a failed change."""
+    if path:
+        _remove(path)
+
+
 def keep_before_restore(dest, old, now=None):
     """A copy of the file a restore replaces, created exclusively beside it; its path."""
     mode = stat.S_IMODE(os.lstat(dest).st_mode)

@@ -358,18 +358,20 @@ def main():
     if changed:
         diffs.append(dict(before=safe_file.text_for_diff(old), after=safe_file.text_for_diff(new),
                           before_header=dest, after_header=dest))
+    record = None
     try:
         if changed and not module.check_mode:
             safe_file.make_dirs(module, os.path.dirname(dest))
             record = history.record_original(dest, old) if params['backup'] else None
-            if record:
-                result['record_file'] = record
             if old is not None and (params['backup'] or repaired):
                 result['backup_file'] = safe_file.backup(module, dest)
             wanted = params['verify'] if params['state'] == 'present' else None
             safe_file.write_atomic(module, dest, new, check=read_back_check(wanted))
     except safe_file.SafeFileError as exc:
+        history.discard(record)  # the file did not change: no trace of this run
         module.fail_json(msg=str(exc), path=dest)
+    if record:
+        result['record_file'] = record
 
     if os.path.exists(dest):
         attr_diff = dict(before_header=dest, after_header=dest, before={}, after={})
