@@ -158,7 +158,7 @@ def _cfg_part(cfg, check, entry_point):
     return text
 
 
-def _services_parts(services, expired, expired_policy, restart, check):
+def _services_parts(services, expired, expired_policy, restart, check, root=None):
     """Added, updated and removed drop-ins, separately; restarts; expired exceptions."""
     if not isinstance(services, Mapping) or not services or services.get('skipped') or 'services' not in services:
         return []
@@ -172,6 +172,8 @@ def _services_parts(services, expired, expired_policy, restart, check):
             parts.append('drop-ins %s%s: %s' % ('that would be ' if check else '', label, ', '.join(units)))
     if not parts:
         parts.append('drop-ins unchanged')
+    elif root:
+        parts.append('under root %s: no reload or restart' % root)
     elif not services.get('systemd_running'):
         parts.append('systemd is not running here: no reload or restart')
     if services.get('restarted'):
@@ -214,7 +216,7 @@ def host_summary(host, hv):
     if cfg:
         parts.append(cfg)
     parts.extend(_services_parts(applied.get('services'), applied.get('expired'), applied.get('expired_policy'),
-                                 applied.get('restart'), check))
+                                 applied.get('restart'), check, applied.get('root')))
     failure = hv.get('pep493_https_failure')
     if failure:
         changed = [part for part in parts if not part.endswith('(unchanged)') and part != 'drop-ins unchanged']

@@ -224,3 +224,11 @@ def test_rollback_summary_per_host():
     same = cfg_result(verify='enable', changed=False, restored_from='/etc/python/c.cfg.1.x~')
     hv = {'pep493_https_applied': applied(same, svc_result(), entry_point='rollback')}
     assert policy.host_summary('web1', hv) == 'web1: cfg already as in /etc/python/c.cfg.1.x~; drop-ins unchanged'
+
+
+def test_batch_summary_under_a_root():
+    tree = applied(cfg_result(previous='missing', probed=False), svc_result([('a.service', 'created')], running=False))
+    tree['root'] = '/var/tmp/image-root'
+    line = policy.host_summary('web1', {'pep493_https_applied': tree, 'pep493_https_status': compliant()})
+    assert line == ('web1: compliant; cfg missing -> enable; drop-ins added: a.service; '
+                    'under root /var/tmp/image-root: no reload or restart')
