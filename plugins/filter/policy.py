@@ -144,8 +144,8 @@ def _cfg_part(cfg, check, entry_point):
             text = 'cfg %s: there was no file before its first change (%s)' % (
                 'would be removed' if check else 'removed', cfg['restored_from'])
         else:
-            text = 'cfg %srestored from %s (%s -> %s)' % ('would be ' if check else '', cfg['restored_from'],
-                                                        cfg.get('previous'), cfg.get('verify'))
+            text = 'cfg %srestored from %s (%s -> %s)' % (
+                'would be ' if check else '', cfg['restored_from'], cfg.get('previous'), cfg.get('verify'))
         skipped = [entry['path'] for entry in cfg.get('skipped_backups') or []]
         if skipped:
             text += '; malformed backups skipped: %s' % ', '.join(skipped)

@@ -136,8 +136,8 @@ def cfg_result(previous='platform_default', verify='enable', changed=True, consu
 
 
 def svc_result(actions=(), removed=(), restarted=(), pending=(), running=True):
-    return dict(services=[dict(name=n, action=a) for n, a in actions], removed=[dict(name=n, action='removed')
-                                                                               for n in removed],
+    return dict(services=[dict(name=n, action=a) for n, a in actions],
+                removed=[dict(name=n, action='removed') for n in removed],
                 restarted=list(restarted), pending_restart=list(pending), systemd_running=running)
 
 

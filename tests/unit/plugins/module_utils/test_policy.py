@@ -31,15 +31,14 @@ def plan_of(exceptions, day=TODAY, require_justification=True, expired='remove')
 # --- policy_plan -----------------------------------------------------------------------------
 
 def test_plan_canonical_names_and_split_by_expiry():
-    result = plan_of([exc('legacy-app'), exc('old.service', expires='2026-06-14'),
-                                  exc('today', expires='2026-06-15')])
+    result = plan_of([exc('legacy-app'), exc('old.service', expires='2026-06-14'), exc('today', expires='2026-06-15')])
     assert result['problems'] == []
     assert [e['name'] for e in result['active']] == ['legacy-app.service', 'today.service']
     assert [e['name'] for e in result['expired']] == ['old.service']
     assert result['allowed'] == result['active']
     assert result['services'] == result['active'] + [dict(name='old.service', state='absent')]
     assert result['active'][0] == dict(name='legacy-app.service', verify=False,
-                                     reason='vendor agent pins an old CA', expires='2026-12-31')
+                                       reason='vendor agent pins an old CA', expires='2026-12-31')
 
 
 def test_plan_keep_passes_expired_entries_on():
@@ -77,7 +76,7 @@ def test_plan_without_justification_requirement_accepts_bare_entries():
 
 def test_plan_refuses_bad_dates_duplicates_and_missing_names():
     result = plan_of([exc('a', expires='2026-02-30'), exc('b', expires='next week'),
-                                  exc('c'), exc('c.service'), dict(verify=False)])
+                      exc('c'), exc('c.service'), dict(verify=False)])
     text = ' | '.join(result['problems'])
     assert len(result['problems']) == 4, text
     assert 'a.service' in text and 'not a real date' in text
@@ -221,8 +220,6 @@ def test_unreachable_host_is_not_judged_on_an_empty_result():
 def test_compliance_rejects_garbage():
     with pytest.raises(policy.PolicyError):
         policy.compliance('not a result')
-
-
 
 
 # --- one set of rules: what the module refuses, the plan refuses --------------------------
