@@ -224,7 +224,8 @@ def restore(module, dest, old, allow_disable=False):
     after keeping the current file. Returns the result fields; raises HistoryError/SafeFileError."""
     plan = plan_restore(dest, old, allow_disable)
     result = dict(changed=plan['changed'], previous=value_of(old), verify=value_of(plan['new']), path=dest,
-                  restored_from=plan['chosen']['path'], skipped_backups=plan['skipped'], created=False)
+                  restored_from=plan['chosen']['path'], skipped_backups=plan['skipped'], created=False,
+                  msg=restore_message(dest, plan, module.check_mode))
     if plan['changed']:
         result['diff'] = dict(before=safe_file.text_for_diff(old), after=safe_file.text_for_diff(plan['new']),
                               before_header=dest, after_header=dest if plan['new'] is not None else '/dev/null')
@@ -240,6 +241,16 @@ def restore(module, dest, old, allow_disable=False):
     safe_file.write_atomic(module, dest, plan['new'], check=_reads_back_as(plan['new']))
     result['created'] = old is None
     return result
+
+
+def restore_message(dest, plan, check_mode):
+    source = plan['chosen']['path']
+    if not plan['changed']:
+        return '%s is already as in %s.' % (dest, source)
+    verb = 'would be ' if check_mode else ''
+    if plan['new'] is None:
+        return '%s %sremoved: there was no file before its first change (%s).' % (dest, verb, source)
+    return '%s %srestored from %s.' % (dest, verb, source)
 
 
 def _reads_back_as(wanted):

@@ -317,14 +317,6 @@ def restore_and_exit(module, dest, old):
         result['diff'] = [diff]
     for entry in result['skipped_backups']:
         module.warn('%s was not restored: %s' % (entry['path'], entry['reason']))
-    verb = 'would be ' if module.check_mode else ''
-    if not result['changed']:
-        result['msg'] = '%s is already as in %s.' % (dest, result['restored_from'])
-    elif result['verify'] == 'missing':
-        result['msg'] = '%s %sremoved: there was no file before its first change (%s).' % (
-            dest, verb, result['restored_from'])
-    else:
-        result['msg'] = '%s %srestored from %s.' % (dest, verb, result['restored_from'])
     result['repaired_lines'] = []
     result['consumers'], result['probed'] = probe_consumers(module, dest)
     module.exit_json(**result)
