@@ -151,3 +151,20 @@ def test_audit_report_agrees_with_the_hosts():
     assert [e["unit"] for e in canary["exceptions"]] == ["pep493-client-py2.service"]
     assert canary["host_default"] is True
     assert all(h["verify"] == "enable" for h in report["hosts"])
+
+
+# --- a policy the module would refuse changes nothing ---------------------------------------
+
+def test_a_policy_the_module_would_refuse_changes_nothing():
+    before = r.host_state(r.TRIXIE)
+    policy = {"pep493_https_verify": "platform_default",
+              "pep493_https_exceptions": [
+                  {"name": "sshd.socket", "reason": "socket activation", "expires": "2099-01-01"},
+                  {"name": "legacy-app", "reason": "ends in a backslash \\", "expires": "2099-01-01"}]}
+    rc, out = r.playbook("enforce", "--limit", r.TRIXIE, "-e", json.dumps(policy))
+    assert rc != 0
+    line = r.summary(out)[r.TRIXIE]
+    assert line.startswith("FAILED - Refuse a policy that is not safe or not complete: Policy refused, nothing was "
+                           "changed: pep493_https_exceptions[0]: unit name 'sshd.socket' is a .socket unit"), line
+    assert "pep493_https_exceptions[1] (legacy-app.service): reason " in line and "ends with a backslash" in line
+    assert r.host_state(r.TRIXIE) == before
