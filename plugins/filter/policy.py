@@ -137,7 +137,9 @@ def _cfg_part(cfg, check, entry_point):
     """What happened to the cfg file, or None when its task did not run."""
     if not isinstance(cfg, Mapping) or not cfg or cfg.get('skipped') or 'verify' not in cfg:
         return None
-    if entry_point == 'rollback' and cfg.get('restored_from'):
+    if entry_point == 'rollback' and 'restored_from' in cfg:
+        if not cfg['restored_from']:
+            return 'cfg %s left as it is: no backup and no record of it' % cfg.get('verify')
         if not cfg.get('changed'):
             text = 'cfg already as in %s' % cfg['restored_from']
         elif cfg.get('verify') == 'missing':

@@ -141,16 +141,18 @@ def value_of(content):
 
 
 def plan_restore(dest, old, allow_disable=False):
-    """What a restore of ``dest`` (now ``old``) puts back: a dict with ``chosen``, ``skipped``,
-    ``new`` (bytes, None for no file) and ``changed``. HistoryError when nothing may be restored."""
+    """What a restore of ``dest`` (now ``old``) puts back: a dict with ``chosen`` (None when there
+    is no history at all: the file was never changed with backup on, so it stays as it is),
+    ``skipped``, ``new`` (bytes, None for no file) and ``changed``. HistoryError when a history
+    exists but nothing in it may be restored."""
     found = candidates(dest)
+    if not found:
+        return dict(chosen=None, skipped=[], new=old, changed=False)
     chosen, skipped = choose(found)
     if chosen is None:
-        reasons = '; '.join('%s: %s' % (entry['path'], entry['reason']) for entry in skipped)
         raise HistoryError('nothing to restore %s from: %s. Nothing was changed; put a value in place instead '
                            '(verify=..., or state=absent)'
-                           % (dest, reasons or 'no backup (%s.<pid>.<date>~) and no record (%s)'
-                              % (dest, record_path(dest))))
+                           % (dest, '; '.join('%s: %s' % (entry['path'], entry['reason']) for entry in skipped)))
     new = chosen['content'] if chosen['exists'] else None
     if value_of(new) == 'disable' and not allow_disable:
         raise HistoryError('%s says verify=disable: restoring it turns HTTPS certificate verification off for every '
@@ -224,7 +226,8 @@ def restore(module, dest, old, allow_disable=False):
     after keeping the current file. Returns the result fields; raises HistoryError/SafeFileError."""
     plan = plan_restore(dest, old, allow_disable)
     result = dict(changed=plan['changed'], previous=value_of(old), verify=value_of(plan['new']), path=dest,
-                  restored_from=plan['chosen']['path'], skipped_backups=plan['skipped'], created=False,
+                  restored_from=plan['chosen']['path'] if plan['chosen'] else None, skipped_backups=plan['skipped'],
+                  created=False,
                   msg=restore_message(dest, plan, module.check_mode))
     if plan['changed']:
         result['diff'] = dict(before=safe_file.text_for_diff(old), after=safe_file.text_for_diff(plan['new']),
@@ -244,6 +247,9 @@ def restore(module, dest, old, allow_disable=False):
 
 
 def restore_message(dest, plan, check_mode):
+    if plan['chosen'] is None:
+        return ('%s has no backup (%s.<pid>.<date>~) and no record (%s): it was never changed with backup on, and '
+                'is left as it is.' % (dest, dest, record_path(dest)))
     source = plan['chosen']['path']
     if not plan['changed']:
         return '%s is already as in %s.' % (dest, source)

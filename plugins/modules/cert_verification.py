@@ -56,6 +56,7 @@ options:
         skipped (with a warning naming it) and the next older one is taken. The replaced file is kept
         beside it as C(<path>.<pid>.<date>.before-restore~), which is never restored itself, so a
         second restore changes nothing. A backup that says C(verify=disable) needs O(allow_disable=true).
+        A file without any backup or record (never changed with O(backup=true)) is left as it is, with a warning.
     type: str
     choices: [present, absent, restored]
     default: present
@@ -219,7 +220,9 @@ record_file:
   type: str
   sample: /etc/python/cert-verification.cfg.pep493-original
 restored_from:
-  description: With O(state=restored), the backup (or the record) the file was put back from.
+  description:
+    - With O(state=restored), the backup (or the record) the file was put back from; null when there was no
+      backup and no record (the file is left as it is).
   returned: with O(state=restored)
   type: str
   sample: /etc/python/cert-verification.cfg.12345.2026-01-01@00:00:00~
@@ -317,6 +320,8 @@ def restore_and_exit(module, dest, old):
         result['diff'] = [diff]
     for entry in result['skipped_backups']:
         module.warn('%s was not restored: %s' % (entry['path'], entry['reason']))
+    if result['restored_from'] is None:
+        module.warn(result['msg'])
     result['repaired_lines'] = []
     result['consumers'], result['probed'] = probe_consumers(module, dest)
     module.exit_json(**result)

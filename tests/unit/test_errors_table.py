@@ -74,7 +74,6 @@ CASES = {
     'cfg-state-unknown': ('cert_verification', dict(verify='enable', state='gone'), None),
     'cfg-verify-with-absent': ('cert_verification', dict(verify='enable', state='absent'), None),
     'cfg-verify-with-restored': ('cert_verification', dict(verify='enable', state='restored'), None),
-    'cfg-restore-no-history': ('cert_verification', dict(state='restored'), lambda r, m: put(r, CFG)),
     'cfg-restore-only-malformed': ('cert_verification', dict(state='restored'),
                                    lambda r, m: (put(r, CFG), put(r, CFG + BACKUP, b'verify=disable\n[https]\n'))),
     'cfg-restore-disable': ('cert_verification', dict(state='restored'),

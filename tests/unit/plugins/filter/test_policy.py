@@ -221,6 +221,10 @@ def test_rollback_summary_per_host():
     hv = {'pep493_https_applied': applied(gone, svc_result(), entry_point='rollback')}
     assert policy.host_summary('web1', hv) == ('web1: cfg removed: there was no file before its first change '
                                                '(/etc/python/c.cfg.pep493-original); drop-ins unchanged')
+    never = cfg_result(verify='enable', changed=False, restored_from=None)
+    hv = {'pep493_https_applied': applied(never, svc_result(), entry_point='rollback')}
+    assert policy.host_summary('web1', hv) == 'web1: cfg enable left as it is: no backup and no record of it; ' \
+                                              'drop-ins unchanged'
     same = cfg_result(verify='enable', changed=False, restored_from='/etc/python/c.cfg.1.x~')
     hv = {'pep493_https_applied': applied(same, svc_result(), entry_point='rollback')}
     assert policy.host_summary('web1', hv) == 'web1: cfg already as in /etc/python/c.cfg.1.x~; drop-ins unchanged'

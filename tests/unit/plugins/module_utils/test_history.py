@@ -101,10 +101,13 @@ def test_nothing_usable_is_refused_naming_every_candidate(tmp_path):
     assert message.startswith('nothing to restore %s from: ' % dest)
     assert '.100.2026-02-01@00:00:00~: malformed' in message and 'pep493-original: malformed' in message
     assert 'Nothing was changed; put a value in place instead' in message
+
+
+def test_without_any_history_the_file_stays_as_it_is(tmp_path):
     empty = write(tmp_path, '/etc/other/cert-verification.cfg', ENABLED)
-    with pytest.raises(history.HistoryError) as info:
-        history.plan_restore(empty, ENABLED)
-    assert 'no backup (%s.<pid>.<date>~) and no record (%s.pep493-original)' % (empty, empty) in str(info.value)
+    assert history.plan_restore(empty, ENABLED) == dict(chosen=None, skipped=[], new=ENABLED, changed=False)
+    missing = os.path.join(str(tmp_path), 'nowhere', 'cert-verification.cfg')
+    assert history.plan_restore(missing, None)['changed'] is False
 
 
 def test_a_disable_backup_needs_the_acknowledgement(tmp_path):

@@ -101,11 +101,14 @@ def test_a_disable_backup_is_restored_only_with_the_acknowledgement(run_module, 
     assert done['verify'] == 'disable'
 
 
-def test_without_history_nothing_is_restored(run_module, tmp_path):
+def test_without_history_the_file_stays_as_it_is(run_module, tmp_path):
     write(tmp_path, CFG, VENDOR)
     unchanged = snapshot(tmp_path)
-    refused = run_module.fail(cert_verification, args(tmp_path, state='restored'))
-    assert refused['msg'].startswith('nothing to restore %s from: no backup' % os.path.join(str(tmp_path), CFG[1:]))
+    dest = os.path.join(str(tmp_path), CFG[1:])
+    kept = run_module.ok(cert_verification, args(tmp_path, state='restored'))
+    assert kept['changed'] is False and kept['restored_from'] is None and kept['verify'] == 'platform_default'
+    assert kept['warnings'] == ['%s has no backup (%s.<pid>.<date>~) and no record (%s.pep493-original): it was never '
+                                'changed with backup on, and is left as it is.' % (dest, dest, dest)]
     assert snapshot(tmp_path) == unchanged
     assert 'verify=enable is not used with state=restored' in run_module.fail(
         cert_verification, args(tmp_path, state='restored', verify='enable'))['msg']
