@@ -46,8 +46,8 @@ help:
 	@echo "make lock         re-resolve requirements*.txt and requirements/nox/*.in into pinned files"
 
 # Set-up steps stop the run when they fail; every check runs even after another failed,
-# and the run fails if any did. Each check runs under tools/home-check: with HOME pointed at
-# an empty folder, and it fails when the step wrote a .ansible folder there.
+# and the run fails if any did. Each check runs under tools/home-check, which fails it when it
+# wrote under the home directory's .ansible (the real home stays as it was).
 SETUP_STEPS := deps venv collections
 CHECK_STEPS := lint import sanity units faults molecule report
 test:
