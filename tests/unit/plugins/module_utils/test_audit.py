@@ -393,7 +393,7 @@ def test_manager_environment_is_the_fallback(tmp_path):
 
 def test_unrelated_units_cost_no_file_reads(tmp_path):
     """The scan reads each file once; 300 loaded units that do not matter add no read."""
-    files = show_root(tmp_path)
+    show_root(tmp_path)  # the unit files the scan reads
 
     class Counting(audit.HostFiles):
         reads = 0
