@@ -59,6 +59,54 @@ def test_a_rhel7_like_answer_is_collected_and_found_as_reader(tmp_path):
     assert probe.readers_of(results, '/opt/rh/python27/root/etc/python/cert-verification.cfg') == []
 
 
+def failing_ssl_interpreter(tmp_path, exc):
+    """This Python, with an ``ssl`` that fails as RHEL 7's does on a malformed cfg file."""
+    lib = tmp_path / 'lib'
+    lib.mkdir()
+    (lib / 'ssl.py').write_text(
+        u"_https_verify_envvar = 'PYTHONHTTPSVERIFY'\n"
+        u"_cert_verification_config = '/etc/python/cert-verification.cfg'\n"
+        u"def _get_verify_status(protocol):\n"
+        u"    raise %s\n"
+        u"_create_default_https_context = _get_verify_status('https')\n" % exc)
+    return with_ssl_from(tmp_path, lib)
+
+
+def with_ssl_from(tmp_path, lib):
+    """A fake interpreter: this Python with ``lib`` first on sys.path.
+
+    The probe runs PYTHON -E -S -c SCRIPT; -S is left out here, because a virtualenv's Python 2
+    finds no standard library without its site module.
+    """
+    return fake(tmp_path, 'python2.7', 'exec "%s" -E -c "import sys; sys.path.insert(0, %r); exec(sys.argv.pop(1))" "$4"'
+                % (sys.executable, str(lib)))
+
+
+def test_an_interpreter_whose_ssl_import_fails_on_the_cfg_file_is_still_a_reader(tmp_path):
+    """RHEL 7's python raises at "import ssl" on a malformed cfg file: it reads the file all the same."""
+    path = failing_ssl_interpreter(tmp_path, "ValueError('File contains parsing errors: "
+                                             "/etc/python/cert-verification.cfg')")
+    [result] = probe.probe_interpreters([path])
+    assert result['error'] == ('import ssl failed: ValueError: File contains parsing errors: '
+                               '/etc/python/cert-verification.cfg')
+    assert result['version'] == '%d.%d.%d' % sys.version_info[:3]
+    assert result['reads_config'] == '/etc/python/cert-verification.cfg'
+    assert result['honours_env'] is True
+    assert result['verifies_by_default'] is None
+    assert probe.readers_of([result], '/etc/python/cert-verification.cfg') == [result]
+
+
+def test_an_interpreter_whose_ssl_import_fails_elsewhere_reads_nothing_known(tmp_path):
+    lib = tmp_path / 'lib'
+    lib.mkdir()
+    (lib / 'ssl.py').write_text(u"raise ImportError('No module named _ssl')\n")
+    path = with_ssl_from(tmp_path, lib)
+    [result] = probe.probe_interpreters([path])
+    assert result['error'] == 'import ssl failed: ImportError: No module named _ssl'
+    assert result['reads_config'] is None and result['honours_env'] is None
+    assert result['verifies_by_default'] is None
+
+
 def test_broken_missing_slow_and_garbage_interpreters_are_reported(tmp_path):
     broken = fake(tmp_path, 'broken', "echo 'ImportError: No module named _ssl' >&2; exit 1")
     slow = fake(tmp_path, 'slow', 'exec sleep 30')
