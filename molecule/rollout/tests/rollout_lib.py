@@ -17,7 +17,6 @@ TRIXIE = "pep493-rollout-3-trixie"
 HOSTS = [CANARY, BOOKWORM, TRIXIE]
 CFG = "/etc/python/cert-verification.cfg"
 RECORD = CFG + ".pep493-original"
-OVERRIDE = "/etc/systemd/system/pep493-worker-py2@.service.d/override.conf"
 
 
 def vendor_file():
@@ -40,7 +39,7 @@ def ephemeral(*parts):
 
 
 def kept_run(name):
-    """{'rc', 'stdout'} of a playbook run kept by converge.yml (stage0, stage1, stage2, again, audit)."""
+    """{'rc', 'stdout'} of a playbook run kept by converge.yml (stage0, stage1, again, audit)."""
     with open(ephemeral("results", name + ".json")) as handle:
         return json.load(handle)
 
