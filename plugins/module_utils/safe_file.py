@@ -259,6 +259,31 @@ def write_atomic(module, dest, content, check=None, mode=None):
     _fsync_dir(folder)
 
 
+def create_exclusive(path, content, mode=0o600):
+    """Create the file ``path`` with ``content`` only when nothing is there (O_CREAT|O_EXCL|
+    O_NOFOLLOW: never over another file, never through a link), with ``mode`` whatever the
+    umask, and fsync it and its folder. False (nothing written) when ``path`` exists; a failure
+    after creation removes the partial file and raises SafeFileError."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, 'O_NOFOLLOW', 0), mode)
+    except OSError as exc:
+        if exc.errno == errno.EEXIST:
+            return False
+        raise SafeFileError('cannot create %s: %s' % (path, exc.strerror))
+    try:
+        try:
+            os.fchmod(fd, mode)
+            _write_all(fd, content)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    except OSError as exc:
+        _remove(path)
+        raise SafeFileError('cannot write %s: %s; the partial file was removed' % (path, exc.strerror))
+    _fsync_dir(os.path.dirname(path))
+    return True
+
+
 def _write_all(fd, content):
     view = memoryview(content)
     while view:

@@ -50,8 +50,15 @@ options:
       - V(absent) removes every C(verify) option that is in effect (in C([https]), and in
         C([DEFAULT]) when an C([https]) section exists), so that RHEL 7 falls back to
         C(platform_default). The file itself and all other content stay.
+      - V(restored) puts the file back as it was before its last change - the newest backup (see
+        O(backup)) that RHEL 7's Python can read, or no file at all when the record of the file before
+        its first change says there was none. A malformed backup would break C(import ssl), so it is
+        skipped (with a warning naming it) and the next older one is taken. The replaced file is kept
+        beside it as C(<path>.<pid>.<date>.before-restore~), which is never restored itself, so a
+        second restore changes nothing. A backup that says C(verify=disable) needs O(allow_disable=true).
+        A file without any backup or record (never changed with O(backup=true)) is left as it is, with a warning.
     type: str
-    choices: [present, absent]
+    choices: [present, absent, restored]
     default: present
   path:
     description:
@@ -72,7 +79,16 @@ options:
     default: true
   backup:
     description:
-      - Keep a timestamped copy of the previous file beside it when the file changes.
+      - Keep a timestamped copy of the previous file beside it when the file changes, and, at the
+        first change, a record of the file as it was (C(<path>.pep493-original), mode 0600; it also records
+        that there was no file). O(state=restored) goes back through these.
+    type: bool
+    default: false
+  allow_disable:
+    description:
+      - With O(state=restored) only. Restore a backup that says C(verify=disable), which turns
+        verification off for every Python 2 program on the host that reads the file. Without it such a
+        restore fails and changes nothing.
     type: bool
     default: false
   repair:
@@ -141,6 +157,10 @@ EXAMPLES = r'''
 - name: Drop the setting so the Python build's own default applies
   pep493.https.cert_verification:
     state: absent
+
+- name: Put the file back as it was before the last change made with backup=true
+  pep493.https.cert_verification:
+    state: restored
 '''
 
 RETURN = r'''
@@ -152,7 +172,9 @@ previous:
   type: str
   sample: platform_default
 verify:
-  description: The value in effect after the run (V(platform_default) after O(state=absent)).
+  description:
+    - The value in effect after the run (V(platform_default) after O(state=absent); V(missing) when
+      O(state=restored) removed the file).
   returned: always
   type: str
   sample: enable
@@ -162,7 +184,7 @@ path:
   type: str
   sample: /etc/python/cert-verification.cfg
 backup_file:
-  description: The backup copy made of the previous file.
+  description: The backup copy made of the previous file (with O(state=restored), the C(.before-restore~) copy).
   returned: when a backup was made
   type: str
   sample: /etc/python/cert-verification.cfg.12345.2026-01-01@00:00:00~
@@ -199,12 +221,38 @@ probed:
   description: Whether interpreters were probed (false under O(root)).
   returned: always
   type: bool
+record_file:
+  description: The record of the file before its first change, when this run wrote it (see O(backup)).
+  returned: when a record was written
+  type: str
+  sample: /etc/python/cert-verification.cfg.pep493-original
+restored_from:
+  description:
+    - With O(state=restored), the backup (or the record) the file was put back from; null when there was no
+      backup and no record (the file is left as it is).
+  returned: with O(state=restored)
+  type: str
+  sample: /etc/python/cert-verification.cfg.12345.2026-01-01@00:00:00~
+skipped_backups:
+  description: With O(state=restored), the newer backups that were not used, and why (malformed, unreadable).
+  returned: with O(state=restored)
+  type: list
+  elements: dict
+  contains:
+    path:
+      description: The backup.
+      type: str
+    reason:
+      description: Why it was skipped.
+      type: str
 '''
 
 import os
+import socket
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.pep493.https.plugins.module_utils import cfg
+from ansible_collections.pep493.https.plugins.module_utils import history
 from ansible_collections.pep493.https.plugins.module_utils import probe
 from ansible_collections.pep493.https.plugins.module_utils import safe_file
 
@@ -212,13 +260,14 @@ from ansible_collections.pep493.https.plugins.module_utils import safe_file
 def argument_spec():
     return dict(
         verify=dict(type='str', choices=list(cfg.VALUES)),
-        state=dict(type='str', default='present', choices=['present', 'absent']),
+        state=dict(type='str', default='present', choices=['present', 'absent', 'restored']),
         path=dict(type='path', default=cfg.DEFAULT_PATH),
         root=dict(type='path'),
         create=dict(type='bool', default=True),
         backup=dict(type='bool', default=False),
         repair=dict(type='bool', default=False),
         follow=dict(type='bool', default=False),
+        allow_disable=dict(type='bool', default=False),
     )
 
 
@@ -268,6 +317,23 @@ def probe_consumers(module, dest):
     return consumers, True
 
 
+def restore_and_exit(module, dest, old):
+    try:
+        result = history.restore(module, dest, old, module.params['allow_disable'])
+    except (history.HistoryError, safe_file.SafeFileError) as exc:
+        module.fail_json(msg=str(exc), path=dest)
+    diff = result.pop('diff', None)
+    if module._diff and diff:
+        result['diff'] = [diff]
+    for entry in result['skipped_backups']:
+        module.warn('%s was not restored: %s' % (entry['path'], entry['reason']))
+    if result['restored_from'] is None:
+        module.warn(result['msg'])
+    result['repaired_lines'] = []
+    result['consumers'], result['probed'] = probe_consumers(module, dest)
+    module.exit_json(**result)
+
+
 def main():
     module = AnsibleModule(
         argument_spec=argument_spec(),
@@ -276,14 +342,16 @@ def main():
         required_if=[('state', 'present', ['verify'])],
     )
     params = module.params
-    if params['state'] == 'absent' and params['verify'] is not None:
-        module.fail_json(msg='verify=%s is not used with state=absent; remove verify or use state=present'
-                             % params['verify'])
+    if params['state'] != 'present' and params['verify'] is not None:
+        module.fail_json(msg='verify=%s is not used with state=%s; remove verify or use state=present'
+                             % (params['verify'], params['state']))
     try:
         dest = safe_file.resolve_path(params['path'], params['root'], params['follow'])
         old = safe_file.read_bytes(dest)
     except safe_file.SafeFileError as exc:
         module.fail_json(msg=str(exc), path=params['path'])
+    if params['state'] == 'restored':
+        restore_and_exit(module, dest, old)
 
     new, previous, repaired = planned_content(module, old, dest)
     changed = new is not None and new != old
@@ -294,15 +362,20 @@ def main():
     if changed:
         diffs.append(dict(before=safe_file.text_for_diff(old), after=safe_file.text_for_diff(new),
                           before_header=dest, after_header=dest))
+    record = None
     try:
         if changed and not module.check_mode:
+            safe_file.make_dirs(module, os.path.dirname(dest))
+            record = history.record_original(dest, old) if params['backup'] else None
             if old is not None and (params['backup'] or repaired):
                 result['backup_file'] = safe_file.backup(module, dest)
-            safe_file.make_dirs(module, os.path.dirname(dest))
             wanted = params['verify'] if params['state'] == 'present' else None
             safe_file.write_atomic(module, dest, new, check=read_back_check(wanted))
     except safe_file.SafeFileError as exc:
+        history.discard(record)  # the file did not change: no trace of this run
         module.fail_json(msg=str(exc), path=dest)
+    if record:
+        result['record_file'] = record
 
     if os.path.exists(dest):
         attr_diff = dict(before_header=dest, after_header=dest, before={}, after={})
@@ -318,9 +391,11 @@ def main():
         module.warn('verify=disable turns HTTPS certificate verification off for every Python 2 program on this '
                     'host that reads %s. Prefer verify=enable with per-service exceptions '
                     '(pep493.https.service_verification).' % dest)
-    if result['probed'] and not result['consumers'] and params['state'] == 'present':
-        module.warn('%s written, but no Python on this host reads it (only RHEL/CentOS 7 system python and SCL '
-                    'python27 do; no Python 3 does), so it has no effect here.' % dest)
+    if result['probed'] and not result['consumers'] and result['changed'] and params['state'] == 'present':
+        # the host's own name: Ansible shows a warning text once per run, whichever host sent it
+        module.warn('%s %s on %s, but no Python on this host reads it (only RHEL/CentOS 7 system python and SCL '
+                    'python27 do; no Python 3 does), so it has no effect here.'
+                    % (dest, 'would be changed' if module.check_mode else 'written', socket.gethostname()))
     module.exit_json(**result)
 
 

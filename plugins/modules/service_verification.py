@@ -311,12 +311,12 @@ diff:
   elements: dict
 '''
 
-import datetime
 import os
 import stat
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.pep493.https.plugins.module_utils import dropin
+from ansible_collections.pep493.https.plugins.module_utils import policy
 from ansible_collections.pep493.https.plugins.module_utils import safe_file
 from ansible_collections.pep493.https.plugins.module_utils import systemd
 
@@ -579,7 +579,7 @@ def public(item):
     expires = item.get('expires')
     result = dict(name=item['name'], path=item['path'], state=item['state'], verify=item['verify'],
                   reason=item['reason'], expires=expires.isoformat() if hasattr(expires, 'isoformat') else expires,
-                  expired=item['state'] == 'present' and dropin.is_expired(expires, datetime.date.today()),
+                  expired=item['state'] == 'present' and dropin.is_expired(expires, policy.today()),
                   action=item['action'])
     for key in ('unit_known', 'effective', 'exec_start'):
         if key in item:

@@ -423,7 +423,6 @@ scan_errors:
   sample: ["/etc/systemd/system/app.service.d is a symbolic link to /gone, which does not exist"]
 '''
 
-import datetime
 import os
 import traceback
 
@@ -431,6 +430,7 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.pep493.https.plugins.module_utils import audit
 from ansible_collections.pep493.https.plugins.module_utils import cfg
 from ansible_collections.pep493.https.plugins.module_utils import dropin
+from ansible_collections.pep493.https.plugins.module_utils import policy
 from ansible_collections.pep493.https.plugins.module_utils import probe
 from ansible_collections.pep493.https.plugins.module_utils import systemd
 
@@ -523,7 +523,7 @@ def build_report(module, wanted):
     blocks, manager_env = ask_systemd(module, inventory, wanted, scan_errors) if running else (None, None)
     services = audit.scan_services(inventory, files, blocks, manager_env,
                                    audit.read_process_environ if running else None,
-                                   datetime.date.today(), wanted)
+                                   policy.today(), wanted)
 
     global_settings, errors = audit.scan_global(files)
     global_settings.extend(audit.manager_settings(manager_env))

@@ -25,6 +25,7 @@ from ansible_collections.pep493.https.tests.unit.module_args import patch_module
 TABLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'docs', 'errors.md')
 MODULES = {'cert_verification': cert_verification, 'service_verification': service_verification}
 CFG = 'etc/python/cert-verification.cfg'
+BACKUP = '.1.2026-01-01@00:00:00~'
 DROPIN_DIR = 'etc/systemd/system/legacy-app.service.d'
 DROPIN = DROPIN_DIR + '/zz-pep493-https.conf'
 SHIPPED = b"[https]\nverify=platform_default\n"
@@ -72,6 +73,11 @@ CASES = {
     'cfg-verify-unknown': ('cert_verification', dict(verify='Enable'), None),
     'cfg-state-unknown': ('cert_verification', dict(verify='enable', state='gone'), None),
     'cfg-verify-with-absent': ('cert_verification', dict(verify='enable', state='absent'), None),
+    'cfg-verify-with-restored': ('cert_verification', dict(verify='enable', state='restored'), None),
+    'cfg-restore-only-malformed': ('cert_verification', dict(state='restored'),
+                                   lambda r, m: (put(r, CFG), put(r, CFG + BACKUP, b'verify=disable\n[https]\n'))),
+    'cfg-restore-disable': ('cert_verification', dict(state='restored'),
+                            lambda r, m: (put(r, CFG), put(r, CFG + BACKUP, b'[https]\nverify=disable\n'))),
     'cfg-path-relative': ('cert_verification', dict(verify='enable', path='etc/x.cfg'), None),
     'cfg-root-not-a-folder': ('cert_verification', dict(verify='enable', root='<root>/nowhere'), None),
     'cfg-create-false': ('cert_verification', dict(verify='enable', create=False), None),

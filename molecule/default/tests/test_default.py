@@ -57,7 +57,11 @@ def test_cfg_attributes_and_no_stray_files(host):
     assert st[lib.CFG] == {"type": "regular file", "mode": 0o644, "user": "root", "group": "root"}
     assert st["/etc/python"] == {"type": "directory", "mode": 0o755, "user": "root", "group": "root"}
     cert = lib.results(host)["cert"]
-    expected = ["cert-verification.cfg"]
+    # the record of the file before the policy's first change: the rollback's way back
+    expected = ["cert-verification.cfg", "cert-verification.cfg.pep493-original"]
+    assert cert["record_file"] == lib.CFG + ".pep493-original"
+    recorded = b"\nabsent\n" if cert["previous"] == "missing" else b"\n" + SHIPPED
+    assert host.file(cert["record_file"]).content.endswith(recorded)
     if cert["previous"] != "missing":
         # the policy keeps a backup of the file it changed (pep493_https_cfg_backup defaults to true)
         assert host.file(cert["backup_file"]).content == SHIPPED

@@ -230,8 +230,9 @@ def test_module_results(host):
     }
     assert [u["name"] for u in policy["removed"]] == [W + "old.service"]
     assert policy["reloaded"] is True
-    # the role restarts in its handler; what the host shows is checked in
-    # test_restarts_and_running_environment
+    # the role hands pep493_https_restart (try-restart) to the module, which restarted the
+    # changed running unit; what the host shows is checked in test_restarts_and_running_environment
+    assert policy["restarted"] == [W + "a.service"]
     assert lib.results(host)["status"]["compliance"]["compliant"] is True
     # expiry
     assert units[W + "c.service"]["expired"] is True

@@ -73,8 +73,13 @@ def test_attributes_and_no_stray_files(host):
     f = host.file(lib.CFG)
     assert f.mode == 0o644 and f.user == "root" and f.group == "root"
     assert host.file("/etc/python").mode == 0o755
-    backup = os.path.basename(lib.results(host)["repaired"]["backup_file"])
-    assert sorted(host.check_output("ls -A /etc/python").split()) == sorted(["cert-verification.cfg", backup])
+    repaired = lib.results(host)["repaired"]
+    backup = os.path.basename(repaired["backup_file"])
+    # backup: true also records the file before its first change (cert_verification's state=restored)
+    assert repaired["record_file"] == lib.CFG + ".pep493-original"
+    assert host.file(repaired["record_file"]).content.endswith(b"\n" + SEED)
+    assert sorted(host.check_output("ls -A /etc/python").split()) == sorted(
+        ["cert-verification.cfg", backup, "cert-verification.cfg.pep493-original"])
 
 
 def test_second_run_changes_nothing(host):

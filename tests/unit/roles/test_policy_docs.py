@@ -1,7 +1,8 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) pep493.https contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The policy role's README, defaults and argument specs say the same thing."""
+"""The policy role's README, defaults, argument specs and task files say the same thing:
+each entry point documents exactly the variables its own tasks read."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -10,9 +11,15 @@ __metaclass__ = type
 import os
 import re
 
+import pytest
 import yaml
 
 ROLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', '..', 'roles', 'policy')
+ENTRY_POINTS = ('main', 'audit', 'rollback')
+TAGS = set(['pep493_https_file', 'pep493_https_services', 'pep493_https_audit'])
+# Facts the role sets for the playbooks: outputs, not options.
+OUTPUTS = set(['pep493_https_applied', 'pep493_https_status'])
+NAME = re.compile(r'\bpep493_https_[a-z0-9_]+')
 
 
 def load(*parts):
@@ -20,19 +27,56 @@ def load(*parts):
         return yaml.safe_load(handle)
 
 
+def specs():
+    return load('meta', 'argument_specs.yml')['argument_specs']
+
+
+def spec_options(entry='main'):
+    return specs()[entry]['options']
+
+
+def all_options():
+    options = {}
+    for entry in ENTRY_POINTS:
+        options.update(spec_options(entry))
+    return options
+
+
+def task_inputs(entry):
+    """(variables read, facts set) by the task files of an entry point, imports followed."""
+    pending, seen, read, written = ['%s.yml' % entry], set(), set(), set()
+
+    def walk(node):
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key in ('ansible.builtin.import_tasks', 'ansible.builtin.include_tasks'):
+                    pending.append(value)
+                if key == 'ansible.builtin.set_fact':
+                    written.update(name for name in value if NAME.match(name))
+                if key not in ('name', 'tags'):
+                    walk(value)
+        elif isinstance(node, list):
+            for item in node:
+                walk(item)
+        elif isinstance(node, str):
+            read.update(NAME.findall(node))
+    while pending:
+        name = pending.pop()
+        if name not in seen:
+            seen.add(name)
+            walk(load('tasks', name))
+    return read - written, written
+
+
 def readme_rows():
     with open(os.path.join(ROLE, 'README.md')) as handle:
         text = handle.read()
     rows = {}
     for line in text.splitlines():
-        match = re.match(r'^\| `([a-z0-9_]+)` \| ([^|]+) \| ([^|]+) \|', line)
+        match = re.match(r'^\| `([a-z0-9_]+)` \| ([^|]+) \| ([^|]+) \|(?: ([^|]+) \|)?', line)
         if match:
-            rows[match.group(1)] = (match.group(2).strip(), match.group(3).strip())
+            rows[match.group(1)] = tuple((group or '').strip() for group in match.groups()[1:])
     return rows
-
-
-def spec_options(entry='main'):
-    return load('meta', 'argument_specs.yml')['argument_specs'][entry]['options']
 
 
 def shown(value):
@@ -45,44 +89,57 @@ def shown(value):
     return '`%s`' % value
 
 
-def test_every_default_is_in_the_spec_with_the_same_value():
-    defaults, options = load('defaults', 'main.yml'), spec_options()
+def test_every_default_is_an_option_with_the_same_value():
+    defaults, options = load('defaults', 'main.yml'), all_options()
     assert sorted(defaults) == sorted(options)
     for name, value in defaults.items():
         assert options[name].get('default') == value, name
 
 
+def test_an_option_means_the_same_in_every_entry_point():
+    for name, option in all_options().items():
+        for entry in ENTRY_POINTS:
+            if name in spec_options(entry):
+                assert spec_options(entry)[name] == option, (entry, name)
+
+
 def test_every_variable_is_public_and_prefixed():
-    for name in spec_options():
+    for name in all_options():
         assert name.startswith('pep493_https_'), name
 
 
-def test_entry_points_share_the_options():
-    specs = load('meta', 'argument_specs.yml')['argument_specs']
-    assert sorted(specs) == ['audit', 'main', 'rollback']
-    for entry in specs:
-        assert spec_options(entry) == spec_options('main')
+@pytest.mark.parametrize('entry', ENTRY_POINTS)
+def test_each_entry_point_lists_exactly_the_variables_its_tasks_read(entry):
+    read, written = task_inputs(entry)
+    assert written <= OUTPUTS, written
+    assert sorted(read) == sorted(spec_options(entry)), entry
 
 
-def test_readme_documents_every_option_with_its_type_and_default():
-    rows, options = readme_rows(), spec_options()
+def test_entry_points_are_the_task_files():
+    assert sorted(specs()) == sorted(ENTRY_POINTS)
+    for entry in ENTRY_POINTS:
+        assert os.path.isfile(os.path.join(ROLE, 'tasks', entry + '.yml'))
+
+
+def test_readme_documents_every_option_with_its_type_default_and_entry_points():
+    rows, options = readme_rows(), all_options()
     for name, option in options.items():
         assert name in rows, 'README.md does not document %s' % name
-        kind, default = rows[name]
+        kind, default, entries = rows[name]
         assert kind.startswith(option['type']), (name, kind)
         for choice in option.get('choices', []):
             assert shown(choice) in kind, (name, choice)
         assert default == shown(option.get('default')), (name, default)
+        wanted = [entry for entry in ENTRY_POINTS if name in spec_options(entry)]
+        assert [entry.strip('` ') for entry in entries.split(',')] == wanted, (name, entries)
     for name, option in options['pep493_https_exceptions']['options'].items():
-        kind, default = rows[name]
+        kind, default, dummy = rows[name]
         assert kind == option['type'], name
         assert default == ('required' if option.get('required') else shown(option['default']) if 'default' in option
                            else '-'), name
 
 
 def test_readme_documents_nothing_that_does_not_exist():
-    rows, options = readme_rows(), spec_options()
+    rows, options = readme_rows(), all_options()
     known = set(options) | set(options['pep493_https_exceptions']['options'])
-    tags = set(['pep493_https_file', 'pep493_https_services', 'pep493_https_audit'])
-    entry_points = set(['main', 'audit', 'rollback'])
-    assert set(rows) - known - tags - entry_points == set()
+    assert set(rows) - known - TAGS - set(ENTRY_POINTS) - OUTPUTS == set()

@@ -1,7 +1,9 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) pep493.https contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The policy role's filters: exception planning, compliance, the fleet report, backups."""
+"""The policy role's filters: thin wrappers of module_utils/policy.py, the fleet report, the summaries.
+
+The rules themselves are tested in tests/unit/plugins/module_utils/test_policy.py."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -13,6 +15,7 @@ import pytest
 
 from ansible.errors import AnsibleFilterError
 from ansible_collections.pep493.https.plugins.filter import policy
+from ansible_collections.pep493.https.plugins.module_utils import policy as rules
 
 TODAY = '2026-06-15'
 
@@ -21,75 +24,10 @@ def exc(name, reason='vendor agent pins an old CA', expires='2026-12-31', verify
     return dict(name=name, verify=verify, reason=reason, expires=expires)
 
 
-# --- exception_plan -------------------------------------------------------------------------
+def plan(exceptions, today=TODAY, require_justification=True, expired='remove', **policy_vars):
+    return policy.policy_plan(exceptions, today=today, require_justification=require_justification, expired=expired,
+                              **policy_vars)
 
-def test_plan_canonical_names_and_split_by_expiry():
-    plan = policy.exception_plan([exc('legacy-app'), exc('old.service', expires='2026-06-14'),
-                                  exc('today', expires=TODAY)], TODAY)
-    assert plan['problems'] == []
-    assert [e['name'] for e in plan['active']] == ['legacy-app.service', 'today.service']
-    assert [e['name'] for e in plan['expired']] == ['old.service']
-    assert plan['allowed'] == plan['active']
-    assert plan['services'] == plan['active'] + [dict(name='old.service', state='absent')]
-    assert plan['active'][0] == dict(name='legacy-app.service', verify=False,
-                                     reason='vendor agent pins an old CA', expires='2026-12-31')
-
-
-def test_plan_keep_passes_expired_entries_on():
-    plan = policy.exception_plan([exc('a'), exc('b', expires='2020-01-01')], TODAY, expired='keep')
-    assert [e['name'] for e in plan['services']] == ['a.service', 'b.service']
-    assert plan['allowed'] == plan['services']
-    assert all('state' not in e for e in plan['services'])
-    assert plan['problems'] == []
-
-
-def test_plan_fail_names_the_expired_entry():
-    plan = policy.exception_plan([exc('b', expires='2020-01-01')], TODAY, expired='fail')
-    assert len(plan['problems']) == 1
-    assert 'b.service' in plan['problems'][0] and '2020-01-01' in plan['problems'][0]
-
-
-@pytest.mark.parametrize('entry, missing', [
-    (dict(name='x'), 'no reason and no expires'),
-    (dict(name='x', reason='why'), 'no expires'),
-    (dict(name='x', expires='2027-01-01'), 'no reason'),
-    (dict(name='x', reason='   ', expires='2027-01-01'), 'no reason'),
-])
-def test_plan_requires_reason_and_expiry_naming_the_entry(entry, missing):
-    plan = policy.exception_plan([exc('fine'), entry], TODAY)
-    assert len(plan['problems']) == 1
-    assert 'pep493_https_exceptions[1] (x.service)' in plan['problems'][0]
-    assert missing in plan['problems'][0]
-
-
-def test_plan_without_justification_requirement_accepts_bare_entries():
-    plan = policy.exception_plan([dict(name='x')], TODAY, require_justification=False)
-    assert plan['problems'] == []
-    assert plan['services'] == [dict(name='x.service', verify=False, reason=None, expires=None)]
-
-
-def test_plan_refuses_bad_dates_duplicates_and_missing_names():
-    plan = policy.exception_plan([exc('a', expires='2026-02-30'), exc('b', expires='next week'),
-                                  exc('c'), exc('c.service'), dict(verify=False)], TODAY)
-    text = ' | '.join(plan['problems'])
-    assert len(plan['problems']) == 4, text
-    assert 'a.service' in text and 'not a real date' in text
-    assert 'b.service' in text and 'YYYY-MM-DD' in text
-    assert 'listed twice' in text
-    assert 'pep493_https_exceptions[4] has no name' in text
-
-
-def test_plan_accepts_yaml_dates():
-    plan = policy.exception_plan([exc('a', expires=datetime.date(2027, 1, 2))], datetime.date(2026, 1, 1))
-    assert plan['active'][0]['expires'] == '2027-01-02'
-
-
-def test_plan_rejects_unknown_expired_policy():
-    with pytest.raises(AnsibleFilterError):
-        policy.exception_plan([], TODAY, expired='ignore')
-
-
-# --- compliance -----------------------------------------------------------------------------
 
 def info(verify='enable', services=(), valid=True, host_default=True, global_=None):
     return dict(config=dict(path='/etc/python/cert-verification.cfg', verify=verify, valid=valid),
@@ -103,120 +41,39 @@ def svc(unit, value='0', managed=True, **kw):
     return data
 
 
-def test_compliant_host():
-    result = policy.compliance(info(), 'enable', [])
-    assert result == dict(state='compliant', compliant=True, reasons=[], warnings=[])
+# --- policy_plan and compliance: the rules of module_utils/policy.py --------------------------
+
+def test_policy_plan_is_the_rule_of_module_utils():
+    entries = [exc('legacy-app'), exc('old', expires='2026-06-14'), exc('legacy app')]
+    assert plan(entries) == rules.plan_policy('enable', entries, datetime.date(2026, 6, 15))
+    assert plan(entries, today=datetime.date(2026, 6, 15)) == plan(entries)
 
 
-def test_allowed_exception_makes_compliant_with_exceptions():
-    allowed = [dict(name='legacy.service', verify=False)]
-    result = policy.compliance(info(services=[svc('legacy.service')]), 'enable', allowed)
-    assert result['state'] == 'compliant_with_exceptions'
-    assert result['compliant'] is True
+def test_policy_plan_uses_the_collection_clock_by_default(monkeypatch):
+    monkeypatch.setattr(rules, 'today', lambda now=None: datetime.date(2026, 6, 15))
+    assert policy.policy_plan([exc('old', expires='2026-06-14')])['expired'][0]['name'] == 'old.service'
+    monkeypatch.setattr(rules, 'today', lambda now=None: datetime.date(2026, 6, 14))
+    assert policy.policy_plan([exc('old', expires='2026-06-14')])['expired'] == []
 
 
-def test_wrong_cfg_value_is_non_compliant():
-    result = policy.compliance(info(verify='platform_default'), 'enable', [])
-    assert result['state'] == 'non_compliant'
-    assert 'verify=platform_default' in result['reasons'][0]
+@pytest.mark.parametrize('kwargs', [dict(expired='ignore'), dict(today='next week')])
+def test_policy_plan_errors_are_filter_errors(kwargs):
+    with pytest.raises(AnsibleFilterError):
+        plan([], **kwargs)
 
 
-def test_malformed_cfg_is_non_compliant():
-    result = policy.compliance(info(verify='platform_default', valid=False), 'enable', [])
-    assert result['compliant'] is False
-    assert 'malformed' in result['reasons'][0]
+def test_compliance_is_the_rule_of_module_utils():
+    host = info(services=[svc('rogue.service', managed=False, source='/etc/x.conf')])
+    assert policy.compliance(host, 'enable', []) == rules.compliance(host, 'enable', [])
+    with pytest.raises(AnsibleFilterError):
+        policy.compliance('not a result')
 
 
-def test_unlisted_opt_out_is_non_compliant_and_names_its_source():
-    result = policy.compliance(info(services=[svc('rogue.service', managed=False, source='/etc/x.conf')]),
-                               'enable', [])
-    assert result['state'] == 'non_compliant'
-    assert 'rogue.service' in result['reasons'][0] and '/etc/x.conf' in result['reasons'][0]
-
-
-def test_managed_leftover_tolerated_only_when_not_exclusive():
-    host = info(services=[svc('left.service')])
-    assert policy.compliance(host, 'enable', [], exclusive=True)['state'] == 'non_compliant'
-    loose = policy.compliance(host, 'enable', [], exclusive=False)
-    assert loose['compliant'] is True
-    assert 'left.service' in loose['warnings'][0]
-
-
-def test_expired_exception_in_effect():
-    host = info(services=[svc('old.service', expired=True, expires='2020-01-01')])
-    assert policy.compliance(host, 'enable', [], expired='remove')['state'] == 'non_compliant'
-    kept = policy.compliance(host, 'enable', [dict(name='old.service', verify=False)], expired='keep')
-    assert kept['compliant'] is True
-
-
-def test_exception_with_wrong_value_is_non_compliant():
-    host = info(services=[svc('forced.service', value='0')])
-    result = policy.compliance(host, 'enable', [dict(name='forced', verify=True)])
-    assert result['state'] == 'non_compliant'
-    assert 'the policy says 1' in result['reasons'][0]
-
-
-def test_pending_restart_and_ineffective_are_reported():
-    host = info(services=[svc('a.service', pending_restart=True), svc('py3.service', effective=False)])
-    allowed = [dict(name='a', verify=False), dict(name='py3', verify=False)]
-    result = policy.compliance(host, 'enable', allowed)
-    assert result['state'] == 'pending_restart'
-    assert result['compliant'] is True
-    assert result['reasons'] == []
-
-
-def test_missing_exception_is_a_warning():
-    result = policy.compliance(info(), 'enable', [dict(name='later', verify=False)])
-    assert result['state'] == 'compliant'
-    assert 'later.service' in result['warnings'][0] and 'not in place' in result['warnings'][0]
-
-
-def test_missing_cfg_file_is_named_as_missing():
-    host = info(verify='missing')
-    host['config']['exists'] = False
-    result = policy.compliance(host, 'enable', [])
-    assert result['reasons'] == ['/etc/python/cert-verification.cfg does not exist, the policy says verify=enable']
-
-
-def test_global_opt_out_as_verification_info_reports_it():
-    host = info(global_=[{'source': 'etc_environment', 'path': '/etc/environment', 'line': 3, 'action': 'set',
-                          'value': '0', 'disables': True},
-                         {'source': 'manager_environment', 'path': None, 'action': 'set', 'value': '1',
-                          'disables': False},
-                         {'source': 'profile_d', 'path': '/etc/profile.d/x.sh', 'action': 'mention', 'value': None,
-                          'disables': False}])
-    result = policy.compliance(host, 'enable', [])
-    assert result['reasons'] == ['PYTHONHTTPSVERIFY=0 is set host-wide in /etc/environment: it turns verification '
-                                 'off for every Python 2 program that inherits it']
-
-
-def test_global_opt_out_anywhere_is_non_compliant():
-    host = info(global_={'environment': [{'path': '/etc/environment', 'value': '0'}],
-                         'manager': {'value': '1'}})
-    result = policy.compliance(host, 'enable', [])
-    assert result['state'] == 'non_compliant'
-    assert '/etc/environment' in result['reasons'][0]
-    assert len(result['reasons']) == 1
-
-
-def test_python2_not_verifying_is_non_compliant_under_enable_only():
-    host = info(verify='platform_default', host_default=False)
-    assert policy.compliance(info(host_default=False), 'enable', [])['state'] == 'non_compliant'
-    assert policy.compliance(host, 'platform_default', [])['state'] == 'compliant'
-
-
-def test_unreachable_host_is_not_judged_on_an_empty_result():
+def test_unreachable_host_in_the_report():
     result = policy.compliance({'unreachable': True, 'msg': 'Container not found', 'changed': False}, 'enable', [])
-    assert result == dict(state='unreachable', compliant=False, reasons=['no audit result: Container not found'],
-                          warnings=[])
     report = policy.fleet_report(['x'], {'x': dict(info={'unreachable': True}, compliance=result)})
     assert report['hosts'][0]['state'] == 'unreachable'
     assert 'Container not found' in report['hosts'][0]['reasons'][0]
-
-
-def test_compliance_rejects_garbage():
-    with pytest.raises(AnsibleFilterError):
-        policy.compliance('not a result')
 
 
 # --- fleet_report ---------------------------------------------------------------------------
@@ -261,40 +118,121 @@ def test_fleet_report_all_compliant():
     assert report['compliant'] is True
 
 
-# --- newest_backup --------------------------------------------------------------------------
-
-def test_newest_backup_by_name_stamp_not_mtime():
-    files = [dict(path='/etc/python/cert-verification.cfg.99.2026-01-02@10:00:00~', mtime=5),
-             dict(path='/etc/python/cert-verification.cfg.12.2026-03-01@09:00:00~', mtime=1),
-             dict(path='/etc/python/cert-verification.cfg.rpmnew', mtime=9)]
-    assert policy.newest_backup(files) == '/etc/python/cert-verification.cfg.12.2026-03-01@09:00:00~'
-
-
-def test_newest_backup_none():
-    assert policy.newest_backup([]) is None
-    assert policy.newest_backup(['/etc/python/other']) is None
-
-
 def test_filters_are_registered():
     names = set(policy.FilterModule().filters())
-    assert names == set(['exception_plan', 'compliance', 'fleet_report', 'batch_summary', 'newest_backup'])
+    assert names == set(['policy_plan', 'compliance', 'fleet_report', 'batch_summary'])
 
 
-# --- batch_summary --------------------------------------------------------------------------
+# --- batch_summary: one line per host, from the module results -------------------------------
 
-def test_batch_summary_lines():
-    hostvars = {
-        'a': {'pep493_https_status': {'compliance': {'state': 'compliant'}},
-              '__pep493_https_cfg': {'changed': True, 'previous': 'platform_default', 'verify': 'enable'},
-              '__pep493_https_services': {'services': [{'name': 'x.service', 'action': 'created'},
-                                                       {'name': 'y.service', 'action': 'unchanged'}],
-                                          'removed': [{'name': 'z.service', 'action': 'removed'}]},
-              '__pep493_https_restart_verb': 'try-restart', '__pep493_https_restart_units': ['x.service'],
-              '__pep493_https_plan': {'expired': [{'name': 'old.service', 'expires': '2020-01-01'}]}},
-        'b': {'__pep493_https_enforce_error': 'Refuse a host-wide disable: no'},
-    }
-    lines = policy.batch_summary(['a', 'b'], hostvars)
-    assert lines == ['batch of 2 hosts: a, b',
-                     'a: compliant; cfg platform_default -> enable; drop-ins changed: x.service, z.service; '
-                     'expired exceptions removed: old.service; try-restart: x.service',
-                     'b: FAILED - Refuse a host-wide disable: no']
+def applied(cfg=None, services=None, expired=(), check=False, entry_point='main', expired_policy='remove',
+            restart='try-restart'):
+    return dict(entry_point=entry_point, check_mode=check, cfg=cfg or {}, services=services or {},
+                expired=list(expired), expired_policy=expired_policy, restart=restart)
+
+
+def cfg_result(previous='platform_default', verify='enable', changed=True, consumers=(), probed=True, **kw):
+    return dict(kw, previous=previous, verify=verify, changed=changed, consumers=list(consumers), probed=probed)
+
+
+def svc_result(actions=(), removed=(), restarted=(), pending=(), running=True):
+    return dict(services=[dict(name=n, action=a) for n, a in actions],
+                removed=[dict(name=n, action='removed') for n in removed],
+                restarted=list(restarted), pending_restart=list(pending), systemd_running=running)
+
+
+def compliant(state='compliant', reasons=(), check=False):
+    return dict(compliance=dict(state=state, reasons=list(reasons)), check_mode=check)
+
+
+def test_batch_summary_lists_added_updated_and_removed_separately():
+    hv = {'pep493_https_applied': applied(
+        cfg_result(), svc_result([('a.service', 'created'), ('b.service', 'updated'), ('c.service', 'unchanged'),
+                                  ('old.service', 'removed')], removed=['left.service'], restarted=['a.service']),
+        expired=[dict(name='old.service', expires='2020-01-01')]),
+        'pep493_https_status': compliant()}
+    lines = policy.batch_summary(['web1'], {'web1': hv})
+    assert lines == ['batch of 1 host: web1',
+                     'web1: compliant; cfg platform_default -> enable (no Python on this host reads the file); '
+                     'drop-ins added: a.service; drop-ins updated: b.service; '
+                     'drop-ins removed: old.service (expired 2020-01-01), left.service; try-restart: a.service']
+
+
+def test_batch_summary_says_removed_only_what_was_removed():
+    hv = {'pep493_https_applied': applied(cfg_result(verify='enable', previous='enable', changed=False),
+                                          svc_result([('old.service', 'unchanged')]),
+                                          expired=[dict(name='old.service', expires='2020-01-01')]),
+          'pep493_https_status': compliant()}
+    line = policy.host_summary('web1', hv)
+    assert line == ('web1: compliant; cfg enable (unchanged); drop-ins unchanged; '
+                    'expired in the inventory, not applied: old.service (2020-01-01)')
+    assert 'removed' not in line and 'no Python' not in line
+    hv['pep493_https_applied']['expired_policy'] = 'keep'
+    assert policy.host_summary('web1', hv).endswith('expired but kept (pep493_https_expired: keep): old.service')
+
+
+def test_batch_summary_in_check_mode_says_would():
+    hv = {'pep493_https_applied': applied(cfg_result(), svc_result([('a.service', 'created')], restarted=['a.service']),
+                                          check=True),
+          'pep493_https_status': compliant(check=True)}
+    line = policy.host_summary('web1', hv)
+    assert 'cfg would change platform_default -> enable' in line
+    assert 'drop-ins that would be added: a.service' in line
+    assert 'would try-restart: a.service' in line
+
+
+def test_batch_summary_names_the_first_reason_of_a_non_compliant_host():
+    hv = {'pep493_https_applied': applied(cfg_result(changed=False), svc_result()),
+          'pep493_https_status': compliant('non_compliant', ['first reason', 'second', 'third'])}
+    assert policy.host_summary('web1', hv).startswith('web1: non_compliant - first reason (+2 more); ')
+
+
+def test_batch_summary_failure_once_with_what_changed_before_it():
+    hv = {'pep493_https_applied': applied(cfg_result(), {}),
+          'pep493_https_failure': 'Put the per-service exceptions in place: systemctl daemon-reload failed'}
+    assert policy.host_summary('web1', hv) == (
+        'web1: FAILED - Put the per-service exceptions in place: systemctl daemon-reload failed; changed before the '
+        'failure: cfg platform_default -> enable (no Python on this host reads the file)')
+    refused = {'pep493_https_failure': 'Refuse a policy: no'}
+    assert policy.host_summary('web2', refused) == 'web2: FAILED - Refuse a policy: no'
+
+
+def test_batch_summary_without_systemd_and_with_pending_restarts():
+    hv = {'pep493_https_applied': applied(cfg_result(consumers=[dict(path='/usr/bin/python')]),
+                                          svc_result([('a.service', 'created')], running=False)),
+          'pep493_https_status': compliant('pending_restart')}
+    line = policy.host_summary('web1', hv)
+    assert 'no Python' not in line
+    assert line.endswith('drop-ins added: a.service; systemd is not running here: no reload or restart')
+    hv['pep493_https_applied']['services'] = svc_result([('a.service', 'created')], pending=['a.service'])
+    assert policy.host_summary('web1', hv).endswith('pending a restart: a.service')
+
+
+def test_rollback_summary_per_host():
+    restored = cfg_result(previous='enable', verify='platform_default', restored_from='/etc/python/c.cfg.1.x~',
+                          skipped_backups=[dict(path='/etc/python/c.cfg.2.y~', reason='malformed')])
+    hv = {'pep493_https_applied': applied(restored, svc_result(removed=['a.service']), entry_point='rollback')}
+    assert policy.host_summary('web1', hv) == (
+        'web1: cfg restored from /etc/python/c.cfg.1.x~ (enable -> platform_default); malformed backups skipped: '
+        '/etc/python/c.cfg.2.y~; drop-ins removed: a.service')
+    hv['pep493_https_applied']['check_mode'] = True
+    assert policy.host_summary('web1', hv).startswith('web1: cfg would be restored from /etc/python/c.cfg.1.x~')
+    gone = cfg_result(previous='enable', verify='missing', restored_from='/etc/python/c.cfg.pep493-original')
+    hv = {'pep493_https_applied': applied(gone, svc_result(), entry_point='rollback')}
+    assert policy.host_summary('web1', hv) == ('web1: cfg removed: there was no file before its first change '
+                                               '(/etc/python/c.cfg.pep493-original); drop-ins unchanged')
+    never = cfg_result(verify='enable', changed=False, restored_from=None)
+    hv = {'pep493_https_applied': applied(never, svc_result(), entry_point='rollback')}
+    assert policy.host_summary('web1', hv) == 'web1: cfg enable left as it is: no backup and no record of it; ' \
+                                              'drop-ins unchanged'
+    same = cfg_result(verify='enable', changed=False, restored_from='/etc/python/c.cfg.1.x~')
+    hv = {'pep493_https_applied': applied(same, svc_result(), entry_point='rollback')}
+    assert policy.host_summary('web1', hv) == 'web1: cfg already as in /etc/python/c.cfg.1.x~; drop-ins unchanged'
+
+
+def test_batch_summary_under_a_root():
+    tree = applied(cfg_result(previous='missing', probed=False), svc_result([('a.service', 'created')], running=False))
+    tree['root'] = '/var/tmp/image-root'
+    line = policy.host_summary('web1', {'pep493_https_applied': tree, 'pep493_https_status': compliant()})
+    assert line == ('web1: compliant; cfg missing -> enable; drop-ins added: a.service; '
+                    'under root /var/tmp/image-root: no reload or restart')

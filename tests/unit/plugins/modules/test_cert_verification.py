@@ -9,6 +9,7 @@ __metaclass__ = type
 
 import errno
 import os
+import socket
 import stat
 
 import pytest
@@ -253,6 +254,17 @@ def test_consumers_come_from_a_real_probe(run_module, tmp_path, monkeypatch):
     assert result['consumers'] == [dict(path=str(reader), version='2.7.5', verifies_by_default=True)]
     assert not any('no Python on this host reads it' in w for w in result.get('warnings', []))
     os.unlink(str(reader))
-    result = run_module.ok(cert_verification, dict(path=target, verify='enable'))
+    host = socket.gethostname()
+    result = run_module.ok(cert_verification, dict(path=target, verify='platform_default'), check_mode=True)
     assert result['consumers'] == []
-    assert any('no Python on this host reads it' in w for w in result['warnings'])
+    assert [w for w in result['warnings'] if 'no Python' in w] == [
+        '%s would be changed on %s, but no Python on this host reads it (only RHEL/CentOS 7 system python and SCL '
+        'python27 do; no Python 3 does), so it has no effect here.' % (target, host)]
+    result = run_module.ok(cert_verification, dict(path=target, verify='platform_default'))
+    assert [w for w in result['warnings'] if 'no Python' in w] == [
+        '%s written on %s, but no Python on this host reads it (only RHEL/CentOS 7 system python and SCL '
+        'python27 do; no Python 3 does), so it has no effect here.' % (target, host)]
+    # an unchanged file: nothing to say
+    result = run_module.ok(cert_verification, dict(path=target, verify='platform_default'))
+    assert result['changed'] is False and result['consumers'] == []
+    assert not any('no Python' in w for w in result['warnings'])

@@ -1,0 +1,268 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) pep493.https contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The cfg file's history, and the way back (``cert_verification`` with ``state=restored``).
+
+The history of ``<file>`` lives beside it:
+
+* ``<file>.pep493-original``: the record of the file before its first change with ``backup``
+  on - its bytes, or that there was no file at all. Created once, exclusively, never replaced
+  (unless a crash left it incomplete, which its length line shows).
+* ``<file>.<pid>.<YYYY-mm-dd@HH:MM:SS>~``: a backup per change (Ansible's ``backup_local`` names).
+* ``<file>.<pid>.<YYYY-mm-dd@HH:MM:SS>.before-restore~``: the file a restore replaced. Kept for
+  the operator, never a restore candidate, so that a second restore changes nothing.
+
+A restore puts back the newest candidate (backups newest first, then the record) that RHEL 7's
+Python can read: a malformed one would break ``import ssl``, so it is skipped and reported.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import errno
+import os
+import re
+import stat
+import time
+
+from ansible_collections.pep493.https.plugins.module_utils import cfg
+from ansible_collections.pep493.https.plugins.module_utils import safe_file
+
+RECORD_SUFFIX = '.pep493-original'
+BEFORE_RESTORE_SUFFIX = '.before-restore~'
+_STAMP = '%Y-%m-%d@%H:%M:%S'
+_BACKUP_TAIL = re.compile(r'\.(\d+)\.(\d{4}-\d{2}-\d{2}@\d{2}:\d{2}:\d{2})~\Z')
+_RECORD_HEAD = b'# pep493.https.cert_verification: the file before its first change'
+_PRESENT = re.compile(br'present (\d+)\n')
+
+
+class HistoryError(Exception):
+    """The history cannot give a file back; the message says why and what to do."""
+
+
+def record_path(dest):
+    return dest + RECORD_SUFFIX
+
+
+def render_record(content, stamp):
+    """The record of a file before its first change: ``content`` (bytes), or None for no file."""
+    head = _RECORD_HEAD + (' (recorded %s)\n' % stamp).encode('ascii')
+    if content is None:
+        return head + b'absent\n'
+    return head + ('present %d\n' % len(content)).encode('ascii') + content
+
+
+def parse_record(data):
+    """``(True, bytes)`` or ``(False, None)`` (there was no file); HistoryError when ``data`` is
+    not a complete record."""
+    first, sep, rest = data.partition(b'\n')
+    if not first.startswith(_RECORD_HEAD) or not sep:
+        raise HistoryError('not a record of pep493.https.cert_verification')
+    if rest == b'absent\n':
+        return False, None
+    match = _PRESENT.match(rest)
+    if not match or len(rest) - match.end() != int(match.group(1)):
+        raise HistoryError('incomplete record (its length line does not match its content)')
+    return True, rest[match.end():]
+
+
+def backup_order(names, base):
+    """The backups of ``base`` among file ``names``, newest first (by the time stamp in the name,
+    then the process id)."""
+    found = []
+    for name in names:
+        if name.startswith(base + '.'):
+            match = _BACKUP_TAIL.match(name, len(base))
+            if match:
+                found.append((match.group(2), int(match.group(1)), name))
+    return [name for stamp, pid, name in sorted(found, reverse=True)]
+
+
+def candidates(dest):
+    """The restore candidates of ``dest``, newest first: dicts with ``path``, ``exists`` (False:
+    there was no file), ``content`` and ``error`` (why it cannot be used, or None)."""
+    folder, base = os.path.split(dest)
+    try:
+        names = os.listdir(folder)
+    except OSError as exc:
+        if exc.errno == errno.ENOENT:
+            return []
+        raise safe_file.SafeFileError('cannot list %s: %s' % (folder, exc.strerror))
+    found = [_read_candidate(os.path.join(folder, name), False) for name in backup_order(names, base)]
+    if base + RECORD_SUFFIX in names:
+        found.append(_read_candidate(record_path(dest), True))
+    return found
+
+
+def _read_candidate(path, record):
+    entry = dict(path=path, exists=True, content=None, error=None)
+    try:
+        if stat.S_ISLNK(os.lstat(path).st_mode):
+            entry['error'] = 'a symbolic link (to %s): refused' % os.readlink(path)
+            return entry
+        data = safe_file.read_bytes(path)
+    except (OSError, safe_file.SafeFileError) as exc:
+        entry['error'] = str(getattr(exc, 'strerror', None) or exc)
+        return entry
+    if record:
+        try:
+            entry['exists'], data = parse_record(data)
+        except HistoryError as exc:
+            entry['error'] = str(exc)
+            return entry
+    entry['content'] = data
+    return entry
+
+
+def choose(found):
+    """(the newest usable candidate or None, the skipped ones with their reason)."""
+    skipped = []
+    for entry in found:
+        if entry['error']:
+            skipped.append(dict(path=entry['path'], reason=entry['error']))
+            continue
+        if entry['exists']:
+            parsed = cfg.parse_cfg(entry['content'])
+            if parsed.errors:
+                skipped.append(dict(path=entry['path'], reason='malformed, it would break "import ssl": %s'
+                                    % cfg.format_errors(parsed.errors)))
+                continue
+        return entry, skipped
+    return None, skipped
+
+
+def value_of(content):
+    """What RHEL 7's Python acts on with ``content`` (None: no file)."""
+    if content is None:
+        return 'missing'
+    parsed = cfg.parse_cfg(content)
+    return 'malformed' if parsed.errors else parsed.verify
+
+
+def plan_restore(dest, old, allow_disable=False):
+    """What a restore of ``dest`` (now ``old``) puts back: a dict with ``chosen`` (None when there
+    is no history at all: the file was never changed with backup on, so it stays as it is),
+    ``skipped``, ``new`` (bytes, None for no file) and ``changed``. HistoryError when a history
+    exists but nothing in it may be restored."""
+    found = candidates(dest)
+    if not found:
+        return dict(chosen=None, skipped=[], new=old, changed=False)
+    chosen, skipped = choose(found)
+    if chosen is None:
+        raise HistoryError('nothing to restore %s from: %s. Nothing was changed; put a value in place instead '
+                           '(verify=..., or state=absent)'
+                           % (dest, '; '.join('%s: %s' % (entry['path'], entry['reason']) for entry in skipped)))
+    new = chosen['content'] if chosen['exists'] else None
+    if value_of(new) == 'disable' and not allow_disable:
+        raise HistoryError('%s says verify=disable: restoring it turns HTTPS certificate verification off for every '
+                           'Python 2 program on this host that reads %s. Nothing was changed; set allow_disable=true '
+                           '(the policy role: pep493_https_allow_insecure_host_default: true) if that is really meant'
+                           % (chosen['path'], dest))
+    return dict(chosen=chosen, skipped=skipped, new=new, changed=new != old)
+
+
+def record_original(dest, old, now=None):
+    """Record ``dest`` as it is (``old``; None: no file) unless a complete record exists.
+    Returns the record's path when one was written, else None. Not for check mode."""
+    path = record_path(dest)
+    try:
+        if stat.S_ISREG(os.lstat(path).st_mode):
+            parse_record(safe_file.read_bytes(path))
+            return None
+    except OSError as exc:
+        if exc.errno != errno.ENOENT:
+            raise safe_file.SafeFileError('cannot read the record %s: %s; nothing was changed' % (path, exc.strerror))
+    except HistoryError:
+        pass  # one a crash left incomplete: the file is still as it was, record it again
+    except safe_file.SafeFileError as exc:
+        raise safe_file.SafeFileError('cannot read the record %s: %s; nothing was changed' % (path, exc))
+    stamp = time.strftime(_STAMP, time.gmtime(time.time() if now is None else now)) + 'Z'
+    tmp = '%s.%d.tmp' % (path, os.getpid())
+    _remove(tmp)
+    if not safe_file.create_exclusive(tmp, render_record(old, stamp), 0o600):
+        raise safe_file.SafeFileError('cannot create %s: it exists; nothing was changed' % tmp)
+    try:
+        try:
+            os.link(tmp, path)
+        except OSError as exc:
+            if exc.errno != errno.EEXIST:
+                raise
+            os.rename(tmp, path)  # an incomplete record: the file is still the original
+    except OSError as exc:
+        raise safe_file.SafeFileError('cannot record %s before changing it: %s; nothing was changed'
+                                      % (dest, exc.strerror))
+    finally:
+        _remove(tmp)
+    return path
+
+
+def _remove(path):
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+def discard(path):
+    """Remove a record this run wrote (``path``; nothing when None) after a failed change."""
+    if path:
+        _remove(path)
+
+
+def keep_before_restore(dest, old, now=None):
+    """A copy of the file a restore replaces, created exclusively beside it; its path."""
+    mode = stat.S_IMODE(os.lstat(dest).st_mode)
+    stamp = time.strftime(_STAMP, time.localtime(time.time() if now is None else now))
+    path = '%s.%d.%s%s' % (dest, os.getpid(), stamp, BEFORE_RESTORE_SUFFIX)
+    if not safe_file.create_exclusive(path, old, mode):
+        raise safe_file.SafeFileError('cannot keep a copy of %s before restoring it: %s exists; nothing was changed'
+                                      % (dest, path))
+    return path
+
+
+def restore(module, dest, old, allow_disable=False):
+    """Put ``dest`` back as the history says (see plan_restore), through the collection's writer,
+    after keeping the current file. Returns the result fields; raises HistoryError/SafeFileError."""
+    plan = plan_restore(dest, old, allow_disable)
+    result = dict(changed=plan['changed'], previous=value_of(old), verify=value_of(plan['new']), path=dest,
+                  restored_from=plan['chosen']['path'] if plan['chosen'] else None, skipped_backups=plan['skipped'],
+                  created=False,
+                  msg=restore_message(dest, plan, module.check_mode))
+    if plan['changed']:
+        result['diff'] = dict(before=safe_file.text_for_diff(old), after=safe_file.text_for_diff(plan['new']),
+                              before_header=dest, after_header=dest if plan['new'] is not None else '/dev/null')
+    if not plan['changed'] or module.check_mode:
+        result['created'] = old is None and plan['new'] is not None
+        return result
+    if old is not None:
+        result['backup_file'] = keep_before_restore(dest, old)
+    if plan['new'] is None:
+        safe_file.remove_file(module, dest)
+        return result
+    safe_file.make_dirs(module, os.path.dirname(dest))
+    safe_file.write_atomic(module, dest, plan['new'], check=_reads_back_as(plan['new']))
+    result['created'] = old is None
+    return result
+
+
+def restore_message(dest, plan, check_mode):
+    if plan['chosen'] is None:
+        return ('%s has no backup (%s.<pid>.<date>~) and no record (%s): it was never changed with backup on, and '
+                'is left as it is.' % (dest, dest, record_path(dest)))
+    source = plan['chosen']['path']
+    if not plan['changed']:
+        return '%s is already as in %s.' % (dest, source)
+    verb = 'would be ' if check_mode else ''
+    if plan['new'] is None:
+        return '%s %sremoved: there was no file before its first change (%s).' % (dest, verb, source)
+    return '%s %srestored from %s.' % (dest, verb, source)
+
+
+def _reads_back_as(wanted):
+    def check(content):
+        if content != wanted:
+            return 'the new content differs from the backup'
+        parsed = cfg.parse_cfg(content)
+        return 'the new content would be malformed: %s' % cfg.format_errors(parsed.errors) if parsed.errors else None
+    return check

@@ -1,0 +1,323 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) pep493.https contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The policy rules shared by the modules and the role: planning, the clock, compliance."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import datetime
+
+import pytest
+from hypothesis import given, strategies as st
+
+from ansible_collections.pep493.https.plugins.module_utils import dropin
+from ansible_collections.pep493.https.plugins.module_utils import policy
+from ansible_collections.pep493.https.plugins.modules import service_verification
+from ansible_collections.pep493.https.tests.unit.fuzz import FUZZ
+
+TODAY = datetime.date(2026, 6, 15)
+
+
+def exc(name, reason='vendor agent pins an old CA', expires='2026-12-31', verify=False):
+    return dict(name=name, verify=verify, reason=reason, expires=expires)
+
+
+def plan_of(exceptions, day=TODAY, require_justification=True, expired='remove'):
+    return policy.plan_exceptions(exceptions, day, require_justification, expired)
+
+
+# --- policy_plan -----------------------------------------------------------------------------
+
+def test_plan_canonical_names_and_split_by_expiry():
+    result = plan_of([exc('legacy-app'), exc('old.service', expires='2026-06-14'), exc('today', expires='2026-06-15')])
+    assert result['problems'] == []
+    assert [e['name'] for e in result['active']] == ['legacy-app.service', 'today.service']
+    assert [e['name'] for e in result['expired']] == ['old.service']
+    assert result['allowed'] == result['active']
+    assert result['services'] == result['active'] + [dict(name='old.service', state='absent')]
+    assert result['active'][0] == dict(name='legacy-app.service', verify=False,
+                                       reason='vendor agent pins an old CA', expires='2026-12-31')
+
+
+def test_plan_keep_passes_expired_entries_on():
+    result = plan_of([exc('a'), exc('b', expires='2020-01-01')], expired='keep')
+    assert [e['name'] for e in result['services']] == ['a.service', 'b.service']
+    assert result['allowed'] == result['services']
+    assert all('state' not in e for e in result['services'])
+    assert result['problems'] == []
+
+
+def test_plan_fail_names_the_expired_entry():
+    result = plan_of([exc('b', expires='2020-01-01')], expired='fail')
+    assert len(result['problems']) == 1
+    assert 'b.service' in result['problems'][0] and '2020-01-01' in result['problems'][0]
+
+
+@pytest.mark.parametrize('entry, missing', [
+    (dict(name='x'), 'no reason and no expires'),
+    (dict(name='x', reason='why'), 'no expires'),
+    (dict(name='x', expires='2027-01-01'), 'no reason'),
+    (dict(name='x', reason='   ', expires='2027-01-01'), 'no reason'),
+])
+def test_plan_requires_reason_and_expiry_naming_the_entry(entry, missing):
+    result = plan_of([exc('fine'), entry])
+    assert len(result['problems']) == 1
+    assert 'pep493_https_exceptions[1] (x.service)' in result['problems'][0]
+    assert missing in result['problems'][0]
+
+
+def test_plan_without_justification_requirement_accepts_bare_entries():
+    result = plan_of([dict(name='x')], require_justification=False)
+    assert result['problems'] == []
+    assert result['services'] == [dict(name='x.service', verify=False, reason=None, expires=None)]
+
+
+def test_plan_refuses_bad_dates_duplicates_and_missing_names():
+    result = plan_of([exc('a', expires='2026-02-30'), exc('b', expires='next week'),
+                      exc('c'), exc('c.service'), dict(verify=False)])
+    text = ' | '.join(result['problems'])
+    assert len(result['problems']) == 4, text
+    assert 'a.service' in text and 'not a real date' in text
+    assert 'b.service' in text and 'YYYY-MM-DD' in text
+    assert 'listed twice' in text
+    assert 'pep493_https_exceptions[4] has no name' in text
+
+
+def test_plan_accepts_yaml_dates():
+    result = plan_of([exc('a', expires=datetime.date(2027, 1, 2))], datetime.date(2026, 1, 1))
+    assert result['active'][0]['expires'] == '2027-01-02'
+
+
+def test_plan_rejects_unknown_expired_policy():
+    with pytest.raises(policy.PolicyError):
+        plan_of([], expired='ignore')
+
+
+# --- compliance -----------------------------------------------------------------------------
+
+def info(verify='enable', services=(), valid=True, host_default=True, global_=None):
+    return dict(config=dict(path='/etc/python/cert-verification.cfg', verify=verify, valid=valid),
+                services=list(services), summary=dict(host_default=host_default, findings=[]),
+                **{'global': global_ or {}})
+
+
+def svc(unit, value='0', managed=True, **kw):
+    data = dict(unit=unit, value=value, managed=managed, expired=False, pending_restart=False, effective=True)
+    data.update(kw)
+    return data
+
+
+def test_compliant_host():
+    result = policy.compliance(info(), 'enable', [])
+    assert result == dict(state='compliant', compliant=True, reasons=[], warnings=[])
+
+
+def test_allowed_exception_makes_compliant_with_exceptions():
+    allowed = [dict(name='legacy.service', verify=False)]
+    result = policy.compliance(info(services=[svc('legacy.service')]), 'enable', allowed)
+    assert result['state'] == 'compliant_with_exceptions'
+    assert result['compliant'] is True
+
+
+def test_wrong_cfg_value_is_non_compliant():
+    result = policy.compliance(info(verify='platform_default'), 'enable', [])
+    assert result['state'] == 'non_compliant'
+    assert 'verify=platform_default' in result['reasons'][0]
+
+
+def test_malformed_cfg_is_non_compliant():
+    result = policy.compliance(info(verify='platform_default', valid=False), 'enable', [])
+    assert result['compliant'] is False
+    assert 'malformed' in result['reasons'][0]
+
+
+def test_unlisted_opt_out_is_non_compliant_and_names_its_source():
+    result = policy.compliance(info(services=[svc('rogue.service', managed=False, source='/etc/x.conf')]),
+                               'enable', [])
+    assert result['state'] == 'non_compliant'
+    assert 'rogue.service' in result['reasons'][0] and '/etc/x.conf' in result['reasons'][0]
+
+
+def test_managed_leftover_tolerated_only_when_not_exclusive():
+    host = info(services=[svc('left.service')])
+    assert policy.compliance(host, 'enable', [], exclusive=True)['state'] == 'non_compliant'
+    loose = policy.compliance(host, 'enable', [], exclusive=False)
+    assert loose['compliant'] is True
+    assert 'left.service' in loose['warnings'][0]
+
+
+def test_expired_exception_in_effect():
+    host = info(services=[svc('old.service', expired=True, expires='2020-01-01')])
+    assert policy.compliance(host, 'enable', [], expired='remove')['state'] == 'non_compliant'
+    kept = policy.compliance(host, 'enable', [dict(name='old.service', verify=False)], expired='keep')
+    assert kept['compliant'] is True
+
+
+def test_exception_with_wrong_value_is_non_compliant():
+    host = info(services=[svc('forced.service', value='0')])
+    result = policy.compliance(host, 'enable', [dict(name='forced', verify=True)])
+    assert result['state'] == 'non_compliant'
+    assert 'the policy says 1' in result['reasons'][0]
+
+
+def test_pending_restart_and_ineffective_are_reported():
+    host = info(services=[svc('a.service', pending_restart=True), svc('py3.service', effective=False)])
+    allowed = [dict(name='a', verify=False), dict(name='py3', verify=False)]
+    result = policy.compliance(host, 'enable', allowed)
+    assert result['state'] == 'pending_restart'
+    assert result['compliant'] is True
+    assert result['reasons'] == []
+
+
+def test_missing_exception_is_a_warning():
+    result = policy.compliance(info(), 'enable', [dict(name='later', verify=False)])
+    assert result['state'] == 'compliant'
+    assert 'later.service' in result['warnings'][0] and 'not in place' in result['warnings'][0]
+
+
+def test_missing_cfg_file_is_named_as_missing():
+    host = info(verify='missing')
+    host['config']['exists'] = False
+    result = policy.compliance(host, 'enable', [])
+    assert result['reasons'] == ['/etc/python/cert-verification.cfg does not exist, the policy says verify=enable']
+
+
+def test_global_opt_out_as_verification_info_reports_it():
+    host = info(global_=[{'source': 'etc_environment', 'path': '/etc/environment', 'line': 3, 'action': 'set',
+                          'value': '0', 'disables': True},
+                         {'source': 'manager_environment', 'path': None, 'action': 'set', 'value': '1',
+                          'disables': False},
+                         {'source': 'profile_d', 'path': '/etc/profile.d/x.sh', 'action': 'mention', 'value': None,
+                          'disables': False}])
+    result = policy.compliance(host, 'enable', [])
+    assert result['reasons'] == ['PYTHONHTTPSVERIFY=0 is set host-wide in /etc/environment: it turns verification '
+                                 'off for every Python 2 program that inherits it']
+
+
+def test_global_opt_out_anywhere_is_non_compliant():
+    host = info(global_={'environment': [{'path': '/etc/environment', 'value': '0'}],
+                         'manager': {'value': '1'}})
+    result = policy.compliance(host, 'enable', [])
+    assert result['state'] == 'non_compliant'
+    assert '/etc/environment' in result['reasons'][0]
+    assert len(result['reasons']) == 1
+
+
+def test_python2_not_verifying_is_non_compliant_under_enable_only():
+    host = info(verify='platform_default', host_default=False)
+    assert policy.compliance(info(host_default=False), 'enable', [])['state'] == 'non_compliant'
+    assert policy.compliance(host, 'platform_default', [])['state'] == 'compliant'
+
+
+def test_unreachable_host_is_not_judged_on_an_empty_result():
+    result = policy.compliance({'unreachable': True, 'msg': 'Container not found', 'changed': False}, 'enable', [])
+    assert result == dict(state='unreachable', compliant=False, reasons=['no audit result: Container not found'],
+                          warnings=[])
+
+
+def test_compliance_rejects_garbage():
+    with pytest.raises(policy.PolicyError):
+        policy.compliance('not a result')
+
+
+# --- one set of rules: what the module refuses, the plan refuses --------------------------
+
+@pytest.mark.parametrize('entry, words', [
+    (exc('legacy app'), "contains ' '"),
+    (exc('sshd.socket'), 'is a .socket unit'),
+    (exc('x', reason='r' * 250), '250 characters long'),
+    (exc('x', reason='ends in a backslash \\'), 'ends with a backslash'),
+    (exc('x', reason='bell \x07 inside'), 'control character'),
+])
+def test_plan_refuses_what_the_module_refuses(entry, words):
+    result = plan_of([exc('fine'), entry])
+    assert len(result['problems']) == 1, result['problems']
+    assert result['problems'][0].startswith('pep493_https_exceptions[1]')
+    assert words in result['problems'][0]
+    assert [e['name'] for e in result['services']] == ['fine.service']
+
+
+def test_plan_converts_values_as_the_module_argument_spec_does():
+    result = plan_of([dict(name=1234, verify='yes', reason=42, expires=datetime.date(2027, 1, 2))])
+    assert result['problems'] == []
+    assert result['active'] == [dict(name='1234.service', verify=True, reason='42', expires='2027-01-02')]
+
+
+@pytest.mark.parametrize('entry, words', [
+    ('legacy-app', 'pep493_https_exceptions[0] is not a mapping'),
+    (dict(name='x', reason='r', expires='2027-01-01', expire='2027-02-01'), 'unknown key(s) expire'),
+    (dict(name='x', reason='r', expires='2027-01-01', verify='perhaps'), "verify 'perhaps' is not a boolean"),
+    (dict(name='x', reason=['a', 'b'], expires='2027-01-01'), 'reason is a list, not text'),
+    (dict(name={'a': 1}, reason='r', expires='2027-01-01'), 'name is a mapping, not text'),
+])
+def test_plan_refuses_entries_of_the_wrong_shape(entry, words):
+    result = plan_of([entry])
+    assert len(result['problems']) == 1 and words in result['problems'][0], result['problems']
+    assert result['services'] == []
+
+
+def test_plan_of_a_list_that_is_not_a_list():
+    assert plan_of('legacy-app')['problems'] == ['pep493_https_exceptions is not a list of exceptions']
+
+
+# --- the whole policy of a host --------------------------------------------------------------
+
+def test_policy_refuses_a_host_wide_disable_without_its_acknowledgement():
+    refused = policy.plan_policy('disable', [exc('a')], TODAY)
+    assert len(refused['problems']) == 1
+    assert 'pep493_https_allow_insecure_host_default: true' in refused['problems'][0]
+    assert '/etc/python/cert-verification.cfg' in refused['problems'][0]
+    assert policy.plan_policy('disable', [exc('a')], TODAY, allow_insecure='true')['problems'] == []
+    assert policy.plan_policy('disable', [], TODAY, allow_insecure=True)['problems'] == []
+
+
+def test_policy_refuses_an_unknown_value_and_reports_every_problem_at_once():
+    result = policy.plan_policy('Enable', [exc('a b'), exc('c', reason='')], TODAY)
+    assert len(result['problems']) == 3, result['problems']
+    assert result['problems'][0] == "pep493_https_verify 'Enable' is not one of enable, disable, platform_default"
+    assert 'pep493_https_exceptions[0]' in result['problems'][1]
+    assert 'pep493_https_exceptions[1] (c.service) has no reason' in result['problems'][2]
+
+
+def test_policy_plan_defaults_to_the_collection_clock(monkeypatch):
+    monkeypatch.setattr(policy, 'today', lambda now=None: datetime.date(2030, 1, 1))
+    assert [e['name'] for e in policy.plan_policy('enable', [exc('a')])['expired']] == ['a.service']
+
+
+# --- one set of rules: what service_verification refuses, the plan refuses ------------------
+
+def module_verdict(entry):
+    """service_verification's own input validation of one services[] item."""
+    params = dict(name=None, services=[dict(entry, state=None)], verify=None, state='present', reason=None,
+                  expires=None)
+    items, errors = service_verification.validate_items(params)
+    return errors
+
+
+NAMES = st.one_of(
+    st.text(alphabet='abcXYZ019:_.\\-@ /=%\n\t\x00', max_size=20),
+    st.sampled_from(['legacy app', 'sshd.socket', 'cron.timer', 'a@.service', 'a@b.service', '@.service', 'x' * 260,
+                     'ünicode', 'a.service.service', 'tmp.mount', '-', 'a\\x2db']),
+)
+REASONS = st.one_of(
+    st.none(),
+    st.text(max_size=10),
+    st.text(alphabet='ab \\\t\x07\u2028\u00e9', max_size=30),
+    st.sampled_from(['r' * 200, 'r' * 201, 'ends in \\', ' padded ', 'CHG-1: ok']),
+)
+DATES = st.one_of(st.none(), st.sampled_from(['2027-01-01', '2026-02-30', '27-1-1', 'next week', '2027-1-01', '']))
+
+
+@FUZZ
+@given(NAMES, REASONS, DATES, st.booleans())
+def test_plan_accepts_exactly_what_the_module_accepts(name, reason, expires, verify):
+    entry = dict(name=name, verify=verify, reason=reason, expires=expires)
+    result = policy.plan_exceptions([entry], TODAY, require_justification=False)
+    refused_by_module = module_verdict(entry)
+    assert bool(result['problems']) == bool(refused_by_module), (result['problems'], refused_by_module)
+    if not refused_by_module:
+        item = result['services'][0]
+        assert item['name'] == dropin.validate_unit_name(name)
+        assert item['reason'] == dropin.validate_reason(reason)
