@@ -25,6 +25,7 @@ import stat
 
 from ansible_collections.pep493.https.plugins.module_utils import cfg
 from ansible_collections.pep493.https.plugins.module_utils import dropin
+from ansible_collections.pep493.https.plugins.module_utils import hostfiles
 from ansible_collections.pep493.https.plugins.module_utils import systemd
 
 VARIABLE = 'PYTHONHTTPSVERIFY'
@@ -57,8 +58,6 @@ PROFILE_D = '/etc/profile.d'
 SHOW_PROPERTIES = ('Id', 'LoadState', 'ActiveState', 'FragmentPath', 'DropInPaths', 'Environment',
                    'EnvironmentFiles', 'ExecStart', 'MainPID', 'NeedDaemonReload')
 
-MAX_READ = 1024 * 1024          # bytes read from any one configuration file
-HEAD_BYTES = 256                # bytes read from an executable to see its #! line
 
 SOURCE_UNIT = 'unit'
 SOURCE_DROPIN = 'dropin'
@@ -315,137 +314,32 @@ def dropin_dir_names(unit):
 # Host files (the one place that reads them), under an optional root
 # ---------------------------------------------------------------------------------------------
 
-class ScanError(Exception):
-    """A file or folder that could not be read; the message is for the operator."""
+ScanError = hostfiles.HostFileError
 
 
-class HostFiles(object):
-    """Read-only access to the host's files, or to a tree treated as ``/`` (``root``).
-
-    Under ``root``, symbolic links resolve as they would inside it (an absolute target starts
-    at ``root``, ``..`` stops there), the way systemd in a chroot or a booted image sees them:
-    no path ever leads outside ``root``. Paths in messages are the host's (without ``root``).
-    """
-
-    MAX_LINKS = 40
-
-    def __init__(self, root=None):
-        self.root = os.path.realpath(root) if root else None
-
-    def real(self, path):
-        """The path to open for the host path ``path``."""
-        if not self.root:
-            return path
-        if not path.startswith('/'):
-            raise ScanError('path %s must be absolute' % dropin.show(path))
-        parts = [p for p in path.split('/') if p not in ('', '.')]
-        done = []
-        hops = 0
-        while parts:
-            part = parts.pop(0)
-            if part == '..':
-                if done:
-                    done.pop()
-                continue
-            candidate = os.path.join(self.root, *(done + [part]))
-            try:
-                target = os.readlink(candidate)
-            except OSError:
-                done.append(part)    # not a link, or missing: nothing more to resolve here
-                continue
-            hops += 1
-            if hops > self.MAX_LINKS:
-                raise ScanError('%s: too many levels of symbolic links' % path)
-            if target.startswith('/'):
-                done = []
-            parts = [p for p in target.split('/') if p not in ('', '.')] + parts
-        return os.path.join(self.root, *done) if done else self.root
-
-    def _missing(self, path):
-        """The message for a missing ``path``: None, or why when it is a dangling link."""
-        folder, name = os.path.split(path)
-        try:
-            link = os.path.join(self.real(folder), name)
-            target = os.readlink(link)
-        except (OSError, ScanError):
-            return None
-        return '%s is a symbolic link to %s, which does not exist' % (path, target)
-
-    def read(self, path, limit=MAX_READ):
-        """Bytes of ``path`` (at most ``limit``), or None when it does not exist.
-
-        Only regular files are read: a FIFO or a device where a file should be would block or
-        never end, so it is an error.
-        """
-        try:
-            real = self.real(path)
-            if os.path.realpath(real) == os.path.join(self.root or '/', 'dev/null'):
-                return b''          # a masked drop-in or file: empty, as systemd reads it
-            fd = os.open(real, os.O_RDONLY | getattr(os, 'O_NONBLOCK', 0))
-            try:
-                if not stat.S_ISREG(os.fstat(fd).st_mode):
-                    if stat.S_ISDIR(os.fstat(fd).st_mode):
-                        raise ScanError('%s is a folder, not a file' % path)
-                    raise ScanError('%s is not a regular file' % path)
-                with os.fdopen(os.dup(fd), 'rb') as handle:
-                    return handle.read(limit)
-            finally:
-                os.close(fd)
-        except (IOError, OSError) as exc:
-            if exc.errno in (errno.ENOENT, errno.ENOTDIR):
-                dangling = self._missing(path)
-                if dangling:
-                    raise ScanError(dangling)
-                return None
-            if exc.errno == errno.EISDIR:
-                raise ScanError('%s is a folder, not a file' % path)
-            raise ScanError('cannot read %s: %s' % (path, exc.strerror or exc))
-
-    def listdir(self, path):
-        """Sorted entry names of folder ``path``, or None when it does not exist."""
-        try:
-            return sorted(os.listdir(self.real(path)))
-        except (IOError, OSError) as exc:
-            if exc.errno == errno.ENOENT:
-                dangling = self._missing(path)
-                if dangling:
-                    raise ScanError(dangling)
-                return None
-            if exc.errno == errno.ENOTDIR:
-                raise ScanError('%s is not a folder' % path)
-            raise ScanError('cannot list %s: %s' % (path, exc.strerror or exc))
+class HostFiles(hostfiles.HostFiles):
+    """The host's files as the audit reads them (hostfiles.HostFiles, host paths in messages)."""
 
     def lstat(self, path):
         """os.lstat of ``path`` (its folder resolved under root), or None when missing."""
         folder, name = os.path.split(path)
         try:
-            return os.lstat(os.path.join(self.real(folder), name))
-        except (OSError, ScanError):
-            return None
-
-    def stat(self, path):
-        """os.stat of ``path`` (links followed, under root), or None when missing."""
-        try:
-            return os.stat(self.real(path))
+            return os.lstat(os.path.join(self.resolve(folder, file_path=False).real, name))
         except (OSError, ScanError):
             return None
 
     def is_masked(self, path):
         """A unit file linked to /dev/null (``systemctl mask``)."""
-        info = self.lstat(path)
-        if info is None or not stat.S_ISLNK(info.st_mode):
-            return False
         folder, name = os.path.split(path)
         try:
-            target = os.readlink(os.path.join(self.real(folder), name))
-        except (OSError, ScanError):
+            return self.entry(folder, name) == ('link', hostfiles.DEV_NULL)
+        except ScanError:
             return False
-        return target == '/dev/null'
 
-    def resolve(self, path):
-        """The real path of ``path`` (under root: inside it), or None when it cannot be resolved."""
+    def host_path(self, path):
+        """The host path ``path`` leads to (links followed), or None when it cannot be resolved."""
         try:
-            return os.path.realpath(self.real(path)) if not self.root else self.real(path)
+            return self.resolve(path).host
         except ScanError:
             return None
 
@@ -468,13 +362,6 @@ class HostFiles(object):
             if len(fields) > 2 and fields[2] == str(number):
                 return fields[0]
         return None
-
-    def head(self, path):
-        """The first bytes of an executable, for its ``#!`` line (None when unreadable)."""
-        try:
-            return self.read(path, HEAD_BYTES)
-        except ScanError:
-            return None
 
 
 def read_process_environ(pid, proc='/proc'):
@@ -528,15 +415,20 @@ def read_config(files, path):
     """Read the cfg file through ``files``: the ``config`` report without readers."""
     error = None
     data = None
+    too_large = False
     try:
         data = files.read(path)
     except ScanError as exc:
         error = str(exc)
+        too_large = exc.reason == 'too-large'
     info = files.stat(path)
     rpmnew = files.stat(path + '.rpmnew') is not None
     owner = files.account_name('/etc/passwd', info.st_uid) if info else None
     group = files.account_name('/etc/group', info.st_gid) if info else None
-    return config_report(path, data, info, rpmnew, error, owner=owner, group=group)
+    report = config_report(path, data, info, rpmnew, error, owner=owner, group=group)
+    if too_large:
+        report['verify'] = None     # Python reads it whole; what it says cannot be told
+    return report
 
 
 # ---------------------------------------------------------------------------------------------
@@ -703,7 +595,7 @@ def scan_unit_files(files, unit_paths=UNIT_SEARCH_PATHS):
     seen = set()
     for priority, folder in enumerate(unit_paths):
         try:
-            real = os.path.realpath(files.real(folder))
+            real = files.resolve(folder, file_path=False).real
             names = files.listdir(folder)
         except ScanError as exc:
             inventory.errors.append(str(exc))
@@ -1050,7 +942,7 @@ def _effect(record, exec_argv, files):
     if not exec_argv:
         return
     try:
-        python3 = systemd.python3_interpreter(exec_argv, files.head, files.resolve)
+        python3 = systemd.python3_interpreter(exec_argv, files.head, files.host_path)
     except (ValueError, ScanError):
         python3 = None
     record['python3'] = python3
@@ -1121,7 +1013,10 @@ def summarize(config, interpreters, services, global_settings, probed, scan_erro
 def _config_findings(config):
     path = config['path']
     found = []
-    if config['error']:
+    if config['error'] and config['verify'] is None:
+        found.append('%s could not be read in full (%s); what RHEL 7 python makes of it cannot be told.'
+                     % (path, config['error']))
+    elif config['error']:
         found.append('%s could not be read (%s); RHEL 7 python then uses platform_default.' % (path, config['error']))
     if not config['valid']:
         lines = ', '.join(str(e['line']) for e in config['errors'])

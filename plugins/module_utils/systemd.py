@@ -15,7 +15,7 @@ __metaclass__ = type
 import os
 import re
 
-from ansible_collections.pep493.https.plugins.module_utils import safe_file
+from ansible_collections.pep493.https.plugins.module_utils import hostfiles
 
 # Properties one `systemctl show -p ...` call asks for, for every unit at once.
 SHOW_PROPERTIES = ('Id', 'LoadState', 'ActiveState', 'FragmentPath', 'ExecStart', 'Environment')
@@ -277,17 +277,8 @@ def python3_interpreter(argv, read_head=None, resolve=None, _depth=0):
     return python3_interpreter(interpreter + [program], None, resolve, _depth + 1)
 
 
-def read_head(path, size=256):
-    """The first ``size`` bytes of ``path``, or None when it cannot be read."""
-    try:
-        with open(path, 'rb') as handle:
-            return handle.read(size)
-    except (IOError, OSError):
-        return None
-
-
-def find_unit_file(unit, root=None):
-    """The real path of ``unit``'s file in the unit search path (under ``root``), or None.
+def find_unit_file(unit, files):
+    """The host path of ``unit``'s file in the unit search path (``files``: hostfiles.HostFiles), or None.
 
     An instance ``a@b.service`` without its own file uses its template ``a@.service``.
     """
@@ -299,9 +290,11 @@ def find_unit_file(unit, root=None):
     for name in names:
         for folder in UNIT_PATHS:
             try:
-                path = safe_file.resolve_path('%s/%s' % (folder, name), root, follow=True)
-            except safe_file.SafeFileError:
+                resolved = files.resolve('%s/%s' % (folder, name))
+            except hostfiles.HostFileError:
                 continue
-            if os.path.isfile(path) or (path == '/dev/null' and not root):
-                return path
+            if resolved.is_null:
+                return '/dev/null'
+            if resolved.exists and os.path.isfile(resolved.real):
+                return resolved.host
     return None

@@ -60,8 +60,10 @@ options:
     default: /etc/python/cert-verification.cfg
   root:
     description:
-      - A directory treated as C(/) for O(path) (image builds, chroots, tests).
-      - A symbolic link under O(root) that resolves outside it is always refused.
+      - A directory treated as C(/) for O(path) (image builds, chroots, tests), as C(chroot) would. The path
+        is walked one name at a time, an absolute symbolic link leads to its target inside O(root), C(..)
+        after a link applies to the link's target, and a C(..) that would climb above O(root) is refused.
+        Every module of the collection resolves paths this same way, for reading and for writing.
       - Interpreters are not probed under O(root).
     type: path
   create:
@@ -84,7 +86,10 @@ options:
   follow:
     description:
       - The file or its folder being a symbolic link is an error by default. With V(true) the link is
-        followed and its target written (never outside O(root)).
+        followed and its target written (never outside O(root)). A link to a folder that does not exist
+        is refused (nothing is created through it).
+      - O(path) must not end with C(/); a file larger than 16 MiB is refused as too large (it is never
+        read in part).
     type: bool
     default: false
 extends_documentation_fragment:
@@ -198,6 +203,7 @@ import os
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.pep493.https.plugins.module_utils import cfg
+from ansible_collections.pep493.https.plugins.module_utils import hostfiles
 from ansible_collections.pep493.https.plugins.module_utils import probe
 from ansible_collections.pep493.https.plugins.module_utils import safe_file
 
@@ -213,6 +219,19 @@ def argument_spec():
         repair=dict(type='bool', default=False),
         follow=dict(type='bool', default=False),
     )
+
+
+def locate(params):
+    """(real path to write, its current bytes or None) of ``path`` under ``root``: resolved as
+    every module resolves it (hostfiles), the file and its folder not links unless ``follow``."""
+    files = hostfiles.HostFiles(params['root'], show_real=True)
+    try:
+        resolved = files.resolve(params['path'], follow=params['follow'], folder_follow=params['follow'])
+    except hostfiles.HostFileError as exc:
+        if exc.reason == 'link-refused':
+            raise hostfiles.HostFileError('%s; set follow=true to write to the link target' % exc, exc.reason)
+        raise
+    return resolved.real, files.read_at(resolved)
 
 
 def planned_content(module, old, path):
@@ -273,9 +292,8 @@ def main():
         module.fail_json(msg='verify=%s is not used with state=absent; remove verify or use state=present'
                              % params['verify'])
     try:
-        dest = safe_file.resolve_path(params['path'], params['root'], params['follow'])
-        old = safe_file.read_bytes(dest)
-    except safe_file.SafeFileError as exc:
+        dest, old = locate(params)
+    except hostfiles.HostFileError as exc:
         module.fail_json(msg=str(exc), path=params['path'])
 
     new, previous, repaired = planned_content(module, old, dest)

@@ -131,7 +131,9 @@ options:
       - A directory treated as C(/) for O(unit_dir) (image builds, chroots, tests). Implies no
         C(systemctl) command at all; whether units exist and what they run is then read from the unit
         files under O(root).
-      - A symbolic link under O(root) that resolves outside it is always refused.
+      - Paths are resolved as C(chroot) would (an absolute symbolic link leads inside O(root), a C(..) that
+        would climb above it is refused), as every module of the collection resolves them. The drop-in
+        file and its C(.d) folder are never symbolic links; the module refuses them.
     type: path
   daemon_reload:
     description:
@@ -317,6 +319,7 @@ import stat
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.pep493.https.plugins.module_utils import dropin
+from ansible_collections.pep493.https.plugins.module_utils import hostfiles
 from ansible_collections.pep493.https.plugins.module_utils import safe_file
 from ansible_collections.pep493.https.plugins.module_utils import systemd
 
@@ -412,14 +415,15 @@ def read_back_check(expected):
     return check
 
 
-def plan_file(module, item, unit_dir, dropin_name, root, errors):
+def plan_file(module, item, unit_dir, dropin_name, files, errors):
     """Add path, old/new content and action to ``item``; foreign files go to ``errors``."""
     try:
-        path = safe_file.resolve_path(dropin.dropin_path(unit_dir, item['name'], dropin_name), root)
-        old = safe_file.read_bytes(path)
-    except safe_file.SafeFileError as exc:
-        # resolve_path's hint names an option this module does not have.
-        errors.append('%s (%s): %s' % (item['label'], item['name'], str(exc).split('; set follow=true', 1)[0]))
+        resolved = files.resolve(dropin.dropin_path(unit_dir, item['name'], dropin_name), follow=False,
+                                 folder_follow=False)
+        path = resolved.real
+        old = files.read_at(resolved)
+    except hostfiles.HostFileError as exc:
+        errors.append('%s (%s): %s' % (item['label'], item['name'], exc))
         return
     item.update(path=path, old=old, new=None, old_mode=None, old_owner=None)
     current = dropin.parse_dropin(old)
@@ -447,22 +451,23 @@ def plan_file(module, item, unit_dir, dropin_name, root, errors):
         item['action'] = 'unchanged'
 
 
-def find_exclusive_removals(unit_dir, dropin_name, root, keep):
+def find_exclusive_removals(unit_dir, dropin_name, files, keep):
     """Items for the drop-ins of ours in ``unit_dir`` of units not in ``keep``."""
     try:
-        folder = safe_file.resolve_path(unit_dir, root, follow=True)
-        names = sorted(os.listdir(folder)) if os.path.isdir(folder) else []
-    except (OSError, safe_file.SafeFileError) as exc:
-        raise safe_file.SafeFileError('exclusive: cannot list %s: %s' % (unit_dir, getattr(exc, 'strerror', exc)))
+        names = files.listdir(unit_dir) or []
+    except hostfiles.HostFileError as exc:
+        raise hostfiles.HostFileError('exclusive: cannot list %s: %s' % (unit_dir, exc))
     ours = {}
     for entry in names:
         unit = dropin.unit_from_dropin_folder(entry)
-        if unit is None or not os.path.isdir(os.path.join(folder, entry)) or os.path.islink(os.path.join(folder, entry)):
+        if unit is None or files.entry(unit_dir, entry)[0] != 'dir':
             continue
         try:
-            path = safe_file.resolve_path(dropin.dropin_path(unit_dir, unit, dropin_name), root)
-            old = safe_file.read_bytes(path)
-        except safe_file.SafeFileError:
+            resolved = files.resolve(dropin.dropin_path(unit_dir, unit, dropin_name), follow=False,
+                                     folder_follow=False)
+            path = resolved.real
+            old = files.read_at(resolved)
+        except hostfiles.HostFileError:
             continue  # a link or unreadable file is not a drop-in of ours to remove
         parsed = dropin.parse_dropin(old)
         if parsed is not None:
@@ -492,24 +497,17 @@ def query_systemd(module, systemctl, units):
     return dict(zip(wanted, blocks))
 
 
-def host_readers(root):
-    """(read_head, resolve) that look at files under ``root`` (never outside it)."""
-    def inside(path):
-        try:
-            return safe_file.resolve_path(path, root, follow=True)
-        except safe_file.SafeFileError:
-            return None
-
-    def read_head(path):
-        real = inside(path) if path.startswith('/') else None
-        return systemd.read_head(real) if real else None
-
+def host_readers(files):
+    """(read_head, resolve) that look at files under ``root`` (never outside it, never blocking)."""
     def resolve(path):
-        return inside(path) if path.startswith('/') else None
-    return read_head, resolve
+        try:
+            return files.resolve(path).host if path.startswith('/') else None
+        except hostfiles.HostFileError:
+            return None
+    return files.head, resolve
 
 
-def describe_unit(item, block, root, readers):
+def describe_unit(item, block, files, readers):
     """unit_known, exec_start and effective for ``item`` from systemd or its unit file."""
     commands = []
     if block is not None:
@@ -518,9 +516,9 @@ def describe_unit(item, block, root, readers):
         item['active_state'] = block.get('ActiveState')
         item['environment'] = systemd.parse_environment(block.get('Environment', ''))
     else:
-        unit_file = systemd.find_unit_file(item['name'], root)
+        unit_file = systemd.find_unit_file(item['name'], files)
         item['unit_known'] = unit_file is not None
-        content = safe_file.read_bytes(unit_file) if unit_file and unit_file != '/dev/null' else None
+        content = files.read(unit_file) if unit_file and unit_file != '/dev/null' else None
         if content:
             commands = systemd.unit_file_exec_start(content.decode('utf-8', 'replace'))
     item['exec_start'] = commands
@@ -646,13 +644,17 @@ def main():
         module.fail_json(msg='Nothing was changed: %s' % '; '.join(errors), errors=errors)
 
     unit_dir = params['unit_dir']
+    try:
+        files = hostfiles.HostFiles(root, show_real=True)
+    except hostfiles.HostFileError as exc:
+        module.fail_json(msg='Nothing was changed: %s' % exc)
     for item in items:
-        plan_file(module, item, unit_dir, dropin_name, root, errors)
+        plan_file(module, item, unit_dir, dropin_name, files, errors)
     removals = []
     if params['exclusive'] and not errors:
         try:
-            removals = find_exclusive_removals(unit_dir, dropin_name, root, [item['name'] for item in items])
-        except safe_file.SafeFileError as exc:
+            removals = find_exclusive_removals(unit_dir, dropin_name, files, [item['name'] for item in items])
+        except hostfiles.HostFileError as exc:
             errors.append(str(exc))
     if errors:
         module.fail_json(msg='Nothing was changed: %s' % '; '.join(errors), errors=errors)
@@ -663,10 +665,11 @@ def main():
         module.warn('systemd runs here but systemctl is not in PATH: no daemon-reload or restart is possible')
     everything = items + removals
     blocks = query_systemd(module, systemctl, [item['name'] for item in everything]) if systemctl else {}
-    readers = host_readers(root)
+    host = hostfiles.HostFiles(root)
+    readers = host_readers(host)
     try:
         for item in everything:
-            describe_unit(item, blocks.get(item['name']), root, readers)
+            describe_unit(item, blocks.get(item['name']), host, readers)
     except safe_file.SafeFileError as exc:
         module.fail_json(msg='Nothing was changed: %s' % exc)
 

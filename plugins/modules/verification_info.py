@@ -35,6 +35,8 @@ description:
   - Nothing here fails because of what it finds. A missing systemd, no Python 2, a malformed cfg
     file, an unreadable process environment or a dangling drop-in folder are reported in the
     result.
+  - Every file is read whole or not at all. A FIFO, socket or device where a file should be is
+    reported, never read (it could block); a file larger than 16 MiB is reported as too large.
 author:
   - pep493.https maintainers (!UNKNOWN)
 options:
@@ -48,7 +50,9 @@ options:
       - A directory treated as C(/) for every file read (image builds, chroots, tests).
       - Under O(root) only files are read - no interpreter is probed, C(systemctl) is not called and
         no process is looked at - so services are reported from their unit files and drop-ins.
-      - A symbolic link under O(root) that resolves outside it is not followed; it is reported.
+      - Paths are resolved as C(chroot) would, the same way the writing modules resolve them. An absolute
+        symbolic link leads to its target inside O(root); a link whose C(..) would climb above O(root) is
+        not followed, it is reported in RV(scan_errors).
     type: path
   interpreters:
     description:
@@ -172,6 +176,7 @@ config:
         - What RHEL 7's Python acts on - V(enable), V(disable), V(platform_default) (also for an
           unknown value, a missing section or option, or an unreadable file), V(missing) (no file),
           or V(malformed) (the file makes C(import ssl) raise).
+        - Null when it cannot be told (the file is larger than 16 MiB and was not read; RV(config.error) says so).
       type: str
       sample: platform_default
     value:

@@ -11,7 +11,7 @@ import os
 
 import pytest
 
-from ansible_collections.pep493.https.plugins.module_utils import systemd
+from ansible_collections.pep493.https.plugins.module_utils import hostfiles, systemd
 
 # Captured from systemd 247 (Debian bullseye) for three units at once.
 SHOW = (
@@ -164,13 +164,6 @@ def test_systemd_running_is_false_under_a_root(tmp_path):
     assert systemd.systemd_running() is os.path.isdir('/run/systemd/system')
 
 
-def test_read_head(tmp_path):
-    path = tmp_path / 'script'
-    path.write_bytes(b'#!/usr/bin/python3\n' + b'x' * 1000)
-    assert systemd.read_head(str(path)) == (b'#!/usr/bin/python3\n' + b'x' * 1000)[:256]
-    assert systemd.read_head(str(tmp_path / 'missing')) is None
-
-
 def write(path, content=b'[Service]\nExecStart=/bin/true\n'):
     if not os.path.isdir(os.path.dirname(path)):
         os.makedirs(os.path.dirname(path))
@@ -183,13 +176,14 @@ def test_find_unit_file_under_root(tmp_path):
     write(os.path.join(root, 'lib/systemd/system/vendor.service'))
     write(os.path.join(root, 'etc/systemd/system/vendor.service'))
     write(os.path.join(root, 'usr/lib/systemd/system/worker@.service'))
-    assert systemd.find_unit_file('vendor.service', root) == os.path.join(root, 'etc/systemd/system/vendor.service')
-    assert systemd.find_unit_file('worker@7.service', root) == os.path.join(root, 'usr/lib/systemd/system/worker@.service')
-    assert systemd.find_unit_file('missing.service', root) is None
+    files = hostfiles.HostFiles(root)
+    assert systemd.find_unit_file('vendor.service', files) == '/etc/systemd/system/vendor.service'
+    assert systemd.find_unit_file('worker@7.service', files) == '/usr/lib/systemd/system/worker@.service'
+    assert systemd.find_unit_file('missing.service', files) is None
 
 
 def test_find_unit_file_refuses_links_out_of_root(tmp_path):
     root = str(tmp_path)
     os.makedirs(os.path.join(root, 'etc/systemd/system'))
-    os.symlink('/etc/passwd', os.path.join(root, 'etc/systemd/system/escape.service'))
-    assert systemd.find_unit_file('escape.service', root) is None
+    os.symlink('../../../../../../../../etc/passwd', os.path.join(root, 'etc/systemd/system/escape.service'))
+    assert systemd.find_unit_file('escape.service', hostfiles.HostFiles(root)) is None

@@ -170,7 +170,7 @@ def test_unreadable_and_odd_files_are_reported_not_raised(run_module, tmp_path):
     os.symlink('odd.service', os.path.join(str(tmp_path), UNITS.lstrip('/'), 'loop.service.d'))
     os.symlink('/etc/profile.d', os.path.join(str(tmp_path), 'etc', 'profile.d'))            # a link loop
     result = run_module.ok(verification_info, dict(root=str(tmp_path)))
-    assert result['config']['verify'] == 'platform_default' and 'is a folder' in result['config']['error']
+    assert result['config']['verify'] == 'platform_default' and 'is a directory, not a file' in result['config']['error']
     assert [s['unit'] for s in result['services']] == ['odd.service']
     assert any('loop.service.d is not a folder' in e for e in result['scan_errors'])
     assert any('/etc/profile.d' in e for e in result['scan_errors'])

@@ -1,0 +1,483 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) pep493.https contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The host's files, under an optional ``root``: one path resolution and one reader for every
+module, for reading and for writing.
+
+``root`` has chroot semantics: a path is walked component by component as the kernel walks it
+with ``root`` as ``/``. A symbolic link's target replaces the link in the walk, so ``..`` after
+a link applies to the link's target; an absolute target starts again at ``root``; a link to a
+regular file used as a folder is ENOTDIR; more than 40 links in one walk is a loop (the kernel's
+MAXSYMLINKS). Unlike the kernel, which stops ``..`` at the root without a word, a ``..`` that
+would climb above ``root`` is refused: under ``root`` nothing is ever read or written outside it.
+
+The reader never blocks and never truncates: only regular files are read (a FIFO, socket or
+device is refused, saying which it is), opened non-blocking, and a file larger than
+``MAX_FILE_SIZE`` is refused as too large instead of being half read.
+
+An ``overlay`` ({host path: bytes, or None for a removed file}) stands for files as they will
+be once a plan is applied: they are read, listed and globbed as if they were on disk.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import errno
+import os
+import re
+import stat
+
+# Larger files are refused, not read in part. 16 MiB is far above any cfg file, unit file,
+# drop-in or environment file (systemd 247 itself refuses environment files over 4 MiB).
+MAX_FILE_SIZE = 16 * 1024 * 1024
+MAX_LINKS = 40          # the kernel's MAXSYMLINKS
+HEAD_SIZE = 256         # what the kernel reads of an executable to find its "#!" line (BINPRM_BUF_SIZE)
+DEV_NULL = '/dev/null'
+
+_KINDS = ((stat.S_ISFIFO, 'a FIFO'), (stat.S_ISSOCK, 'a socket'), (stat.S_ISCHR, 'a character device'),
+          (stat.S_ISBLK, 'a block device'), (stat.S_ISDIR, 'a directory'), (stat.S_ISLNK, 'a symbolic link'))
+
+
+class HostFileError(Exception):
+    """A path or file that cannot be used, with a message meant for the operator.
+
+    ``reason`` names the case: ``loop``, ``above-root``, ``not-a-folder``, ``dangling``,
+    ``link-refused``, ``trailing-slash``, ``relative``, ``directory``, ``not-regular``,
+    ``too-large``, ``unreadable``, ``root``.
+    """
+
+    def __init__(self, message, reason=None):
+        super(HostFileError, self).__init__(message)
+        self.reason = reason
+
+
+def kind_of(mode):
+    """'a FIFO', 'a socket', ... for a stat mode that is not a regular file."""
+    for test, name in _KINDS:
+        if test(mode):
+            return name
+    return 'mode %o' % mode
+
+
+class Resolved(object):
+    """Where a host path leads: ``real`` (the path to open on this machine), ``host`` (the same
+    path as seen inside ``root``), whether it ``exists``, and ``dangling`` ((link, target) when
+    the walk ended at a missing name reached through a symbolic link)."""
+
+    __slots__ = ('real', 'host', 'exists', 'dangling', 'is_null')
+
+    def __init__(self, real, host, exists, dangling=None, is_null=False):
+        self.real = real
+        self.host = host
+        self.exists = exists
+        self.dangling = dangling
+        self.is_null = is_null
+
+
+class HostFiles(object):
+    """Files of the host, or of a tree treated as ``/`` (``root``).
+
+    ``show_real``: messages name the real paths (``<root>/etc/...``, what the writing modules
+    report) instead of the host paths (``/etc/...``, what the audit reports).
+    """
+
+    def __init__(self, root=None, overlay=None, show_real=False):
+        if root:
+            real_root = os.path.realpath(root)
+            if not os.path.isdir(real_root):
+                raise HostFileError('root %r is not a directory' % root, 'root')
+            # root "/" is the host itself
+            self.root = real_root if real_root != '/' else None
+        else:
+            self.root = None
+        self.show_real = show_real
+        self.overlay = {}
+        for path, data in (overlay or {}).items():
+            self.overlay[os.path.normpath(path)] = data
+
+    # --- paths ----------------------------------------------------------------------------------
+
+    def real(self, host):
+        """The real path of the host path ``host`` (no resolution)."""
+        if not self.root:
+            return host
+        return self.root + host if host != '/' else self.root
+
+    def host(self, real):
+        """The host path of the real path ``real`` (inside root)."""
+        if not self.root:
+            return real
+        if real == self.root:
+            return '/'
+        return real[len(self.root):]
+
+    def show(self, host):
+        return self.real(host) if self.show_real else host
+
+    def resolve(self, path, follow=True, folder_follow=True, file_path=True):
+        """Walk ``path`` as the kernel would under ``root``; returns a Resolved.
+
+        ``follow``: a symbolic link as the last component is followed (else it is refused);
+        ``folder_follow``: likewise for the component before it (the file's folder). Links
+        further up are always followed. A missing component ends the walk (the rest is what
+        would be created), except where a link pointed at it and more follows (refused: the
+        kernel cannot create anything through a dangling link there).
+        """
+        if not isinstance(path, str) and not _is_text(path):
+            raise HostFileError('path %r is not a string' % (path,), 'relative')
+        if not path.startswith('/'):
+            raise HostFileError('path %r must be absolute' % path, 'relative')
+        if file_path and len(path) > 1 and path.endswith('/'):
+            raise HostFileError('path %r ends with "/"; a file path must not' % path, 'trailing-slash')
+        given = [part for part in path.split('/') if part not in ('', '.')]
+        last = len(given) - 1
+        # (name, index in the given path or None, the (link, target) a name came from or None)
+        pending = [(name, index, None) for index, name in enumerate(given)]
+        pending.reverse()
+        stack = []
+        links = 0
+        while pending:
+            name, index, origin = pending.pop()
+            if name == '..':
+                if stack:
+                    stack.pop()
+                elif self.root and origin:
+                    raise HostFileError('%s is a symbolic link to %s, outside root %s: refused'
+                                        % (self.show(origin[0]), origin[1], self.root), 'above-root')
+                elif self.root:
+                    raise HostFileError('path %r climbs above root %s with "..": refused' % (path, self.root),
+                                        'above-root')
+                continue
+            host = '/' + '/'.join(stack + [name])
+            candidate = self.real(host)
+            try:
+                info = os.lstat(candidate)
+            except OSError as exc:
+                if exc.errno not in (errno.ENOENT, errno.ENOTDIR):
+                    raise HostFileError('cannot inspect %s: %s' % (self.show(host), exc.strerror), 'unreadable')
+                rest = [item[0] for item in reversed(pending)]
+                if origin and rest:
+                    # like mkdir -p, nothing can be created through a dangling link
+                    raise HostFileError('%s is a symbolic link to %s, which does not exist'
+                                        % (self.show(origin[0]), origin[1]), 'dangling')
+                if '..' in rest:
+                    raise HostFileError('%s does not exist, so ".." after it cannot be resolved' % self.show(host),
+                                        'dangling')
+                full = '/' + '/'.join(stack + [name] + rest)
+                return Resolved(self.real(full), full, False, origin)
+            if stat.S_ISLNK(info.st_mode):
+                if index is not None and ((index == last and not follow) or (index == last - 1 and not folder_follow)):
+                    what = 'the file' if index == last else 'its folder'
+                    raise HostFileError('%s (%s) is a symbolic link to %s: refused'
+                                        % (self.show(host), what, os.readlink(candidate)), 'link-refused')
+                if not pending and not follow:
+                    return Resolved(candidate, host, True)
+                links += 1
+                if links > MAX_LINKS:
+                    where = ' under root %s' % self.root if self.root else ''
+                    raise HostFileError('%s: too many levels of symbolic links%s: refused' % (self.show(host), where),
+                                        'loop')
+                target = os.readlink(candidate)
+                if not pending and target == DEV_NULL:
+                    return Resolved(DEV_NULL, DEV_NULL, True, is_null=True)
+                if target.startswith('/'):
+                    stack = []
+                parts = [(part, None, (host, target)) for part in target.split('/') if part not in ('', '.')]
+                parts.reverse()
+                pending.extend(parts)
+                continue
+            if stat.S_ISDIR(info.st_mode):
+                stack.append(name)
+                continue
+            if pending:
+                through = ' (through the link %s)' % self.show(origin[0]) if origin else ''
+                raise HostFileError('%s: %s%s is a file, not a folder'
+                                    % (self.real(path) if self.show_real else path, self.show(host), through),
+                                    'not-a-folder')
+            stack.append(name)
+        full = '/' + '/'.join(stack)
+        return Resolved(self.real(full), full, True)
+
+    # --- reading --------------------------------------------------------------------------------
+
+    def read(self, path, limit=None):
+        """Bytes of the file ``path`` (links followed), or None when it does not exist.
+
+        A link to /dev/null reads as empty (a masked file, as systemd reads it). Anything but a
+        regular file, a file over ``limit`` bytes, or an unreadable one raises HostFileError.
+        """
+        return self.read_at(self.resolve(path), limit)
+
+    def read_at(self, resolved, limit=None):
+        """read() of a path already resolved (by resolve(), with its own follow rules)."""
+        if resolved.is_null or resolved.host == DEV_NULL:
+            return b''
+        if resolved.host in self.overlay:
+            return self.overlay[resolved.host]
+        if not resolved.exists:
+            if resolved.dangling:
+                raise HostFileError('%s is a symbolic link to %s, which does not exist'
+                                    % (self.show(resolved.dangling[0]), resolved.dangling[1]), 'dangling')
+            return None
+        return self._read_real(resolved.real, self.show(resolved.host), MAX_FILE_SIZE if limit is None else limit)
+
+    def head(self, path, size=HEAD_SIZE):
+        """The first ``size`` bytes of a regular file (an executable's "#!" line), or None when
+        it cannot be read. Never blocks: a FIFO or device is None."""
+        try:
+            resolved = self.resolve(path)
+        except HostFileError:
+            return None
+        if resolved.host in self.overlay:
+            data = self.overlay[resolved.host]
+            return data[:size] if data is not None else None
+        if not resolved.exists or resolved.is_null:
+            return None
+        try:
+            return self._read_real(resolved.real, resolved.host, None, size)
+        except HostFileError:
+            return None
+
+    def _read_real(self, real, shown, limit, head=None):
+        flags = os.O_RDONLY | getattr(os, 'O_NONBLOCK', 0) | getattr(os, 'O_NOCTTY', 0)
+        try:
+            fd = os.open(real, flags)
+        except OSError as exc:
+            if exc.errno == errno.ENOENT:
+                return None
+            if exc.errno == errno.EACCES:
+                raise HostFileError('cannot read %s: permission denied; run as a user who may read it (become: true)'
+                                    % shown, 'unreadable')
+            if exc.errno == errno.EISDIR:
+                raise HostFileError('%s is a directory, not a file' % shown, 'directory')
+            try:
+                mode = os.stat(real).st_mode
+            except OSError:
+                mode = stat.S_IFREG
+            if not stat.S_ISREG(mode):   # a socket cannot be opened at all (ENXIO)
+                raise HostFileError('%s is not a regular file (%s); remove it or point the module elsewhere'
+                                    % (shown, kind_of(mode)), 'not-regular')
+            raise HostFileError('cannot read %s: %s' % (shown, exc.strerror or exc), 'unreadable')
+        try:
+            info = os.fstat(fd)
+            if stat.S_ISDIR(info.st_mode):
+                raise HostFileError('%s is a directory, not a file' % shown, 'directory')
+            if not stat.S_ISREG(info.st_mode):
+                raise HostFileError('%s is not a regular file (%s); remove it or point the module elsewhere'
+                                    % (shown, kind_of(info.st_mode)), 'not-regular')
+            if head is not None:
+                return _read_upto(fd, head)
+            if info.st_size > limit:
+                raise _too_large(shown, info.st_size, limit)
+            data = _read_upto(fd, limit + 1)
+            if len(data) > limit:
+                raise _too_large(shown, len(data), limit)
+            return data
+        except OSError as exc:
+            raise HostFileError('cannot read %s: %s' % (shown, exc.strerror or exc), 'unreadable')
+        finally:
+            os.close(fd)
+
+    def stat(self, path):
+        """os.stat of ``path`` (links followed), or None when missing or unreachable."""
+        try:
+            resolved = self.resolve(path)
+        except HostFileError:
+            return None
+        if not resolved.exists or resolved.is_null:
+            return None
+        try:
+            return os.stat(resolved.real)
+        except OSError:
+            return None
+
+    def exists(self, path):
+        """Whether ``path`` exists (a file of the overlay counts, a removed one does not)."""
+        try:
+            resolved = self.resolve(path, file_path=False)
+        except HostFileError:
+            return False
+        if resolved.host in self.overlay:
+            return self.overlay[resolved.host] is not None
+        return resolved.exists or bool(self._overlay_children(resolved.host))
+
+    def is_dir(self, path):
+        try:
+            resolved = self.resolve(path, file_path=False)
+        except HostFileError:
+            return False
+        if resolved.exists and not resolved.is_null and os.path.isdir(resolved.real):
+            return True
+        return bool(self._overlay_children(resolved.host))
+
+    def listdir(self, path):
+        """Sorted names in folder ``path`` (overlay included), or None when it does not exist."""
+        resolved = self.resolve(path, file_path=False)
+        names = None
+        if resolved.exists and not resolved.is_null:
+            try:
+                names = set(os.listdir(resolved.real))
+            except OSError as exc:
+                if exc.errno == errno.ENOTDIR:
+                    raise HostFileError('%s is not a folder' % self.show(path), 'not-a-folder')
+                if exc.errno != errno.ENOENT:
+                    raise HostFileError('cannot list %s: %s' % (self.show(path), exc.strerror or exc), 'unreadable')
+        elif resolved.dangling:
+            raise HostFileError('%s is a symbolic link to %s, which does not exist'
+                                % (self.show(resolved.dangling[0]), resolved.dangling[1]), 'dangling')
+        added, removed = self._overlay_children(resolved.host, with_removed=True)
+        if names is None and not added:
+            return None
+        names = (names or set()) | added
+        names -= removed
+        return sorted(names)
+
+    def entry(self, folder, name):
+        """(kind, link target) of ``name`` in ``folder`` without following it: kind is 'file',
+        'dir', 'link', 'other' or None (missing)."""
+        host_folder = self.resolve(folder, file_path=False).host
+        host = host_folder.rstrip('/') + '/' + name
+        if host in self.overlay:
+            return ('file', None) if self.overlay[host] is not None else (None, None)
+        try:
+            info = os.lstat(self.real(host))
+        except OSError:
+            return ('dir', None) if self._overlay_children(host) else (None, None)
+        if stat.S_ISLNK(info.st_mode):
+            try:
+                return 'link', os.readlink(self.real(host))
+            except OSError:
+                return None, None
+        if stat.S_ISDIR(info.st_mode):
+            return 'dir', None
+        if stat.S_ISREG(info.st_mode):
+            return 'file', None
+        return 'other', None
+
+    def _overlay_children(self, folder, with_removed=False):
+        prefix = folder.rstrip('/') + '/'
+        added = set()
+        removed = set()
+        for path, data in self.overlay.items():
+            if not path.startswith(prefix):
+                continue
+            first = path[len(prefix):].split('/', 1)
+            if data is None and len(first) == 1:
+                removed.add(first[0])
+            elif data is not None:
+                added.add(first[0])
+        if with_removed:
+            return added, removed - added
+        return added
+
+    # --- globbing -------------------------------------------------------------------------------
+
+    def glob(self, pattern):
+        """Host paths matching ``pattern`` as glob(3) matches them, sorted byte-wise: ``*``,
+        ``?`` and ``[...]`` within one component, a leading dot only matched by a dot, a
+        backslash quoting the next character. A pattern without wildcards matches itself when
+        it exists."""
+        parts = [part for part in pattern.split('/') if part != '']
+        found = ['']
+        for index, part in enumerate(parts):
+            last = index == len(parts) - 1
+            matcher = _glob_component(part)
+            following = []
+            for base in found:
+                folder = base or '/'
+                if matcher is None:
+                    candidate = base + '/' + _unescape_glob(part)
+                    if self._lexists(candidate) if last else self.is_dir(candidate):
+                        following.append(candidate)
+                    continue
+                try:
+                    names = self.listdir(folder) or []
+                except HostFileError:
+                    names = []
+                for name in names:
+                    if matcher.match(name) and (part.startswith('.') or not name.startswith('.')):
+                        candidate = base + '/' + name
+                        if last or self.is_dir(candidate):
+                            following.append(candidate)
+            found = following
+        return sorted(path for path in found if path)
+
+    def _lexists(self, path):
+        folder, name = path.rsplit('/', 1)
+        try:
+            return self.entry(folder or '/', name)[0] is not None
+        except HostFileError:
+            return False
+
+
+def _is_text(value):
+    try:
+        return isinstance(value, unicode)  # noqa: F821 - Python 2
+    except NameError:
+        return isinstance(value, str)
+
+
+def _too_large(shown, size, limit):
+    return HostFileError('%s is too large (%d bytes; files over %d bytes are not read)' % (shown, size, limit),
+                         'too-large')
+
+
+def _read_upto(fd, size):
+    chunks = []
+    left = size
+    while left > 0:
+        chunk = os.read(fd, min(65536, left))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b''.join(chunks)
+
+
+_GLOB_SPECIAL = re.compile(r'(?<!\\)[*?\[]')
+
+
+def _unescape_glob(part):
+    return re.sub(r'\\(.)', r'\1', part)
+
+
+def _glob_component(part):
+    """A compiled regular expression for one glob(3) component, or None without wildcards."""
+    if not _GLOB_SPECIAL.search(part):
+        return None
+    out = []
+    index = 0
+    while index < len(part):
+        char = part[index]
+        if char == '\\' and index + 1 < len(part):
+            out.append(re.escape(part[index + 1]))
+            index += 2
+            continue
+        if char == '*':
+            out.append('.*')
+        elif char == '?':
+            out.append('.')
+        elif char == '[':
+            end = index + 1
+            if end < len(part) and part[end] in '!^':
+                end += 1
+            if end < len(part) and part[end] == ']':
+                end += 1
+            while end < len(part) and part[end] != ']':
+                end += 1
+            if end >= len(part):
+                out.append(re.escape(char))
+            else:
+                body = part[index + 1:end]
+                negate = body[:1] in ('!', '^')
+                if negate:
+                    body = body[1:]
+                body = body.replace('\\', '\\\\')
+                out.append('[%s%s]' % ('^' if negate else '', body))
+                index = end + 1
+                continue
+        else:
+            out.append(re.escape(char))
+        index += 1
+    return re.compile('(?s)' + ''.join(out) + r'\Z')
