@@ -230,10 +230,13 @@ def render_dropin(verify, reason=None, expires=None):
     return ('\n'.join(lines) + '\n').encode('utf-8')
 
 
-def environment_value(text):
+def environment_value(data):
     """The PYTHONHTTPSVERIFY value a unit file's [Service] Environment= lines set, or None."""
+    if not isinstance(data, bytes):
+        data = data.encode('utf-8')
     value = None
-    for section, key, assignment in systemd.unit_file_assignments(text):
+    assignments, _error = systemd.unit_file_assignments(data)
+    for _line, section, key, assignment in assignments:
         if section != 'Service' or key != 'Environment':
             continue
         if assignment == '':
@@ -271,7 +274,7 @@ def parse_dropin(data):
                 expires = validate_expires(raw)
             except DropinValueError:
                 expires = raw or None
-    value = environment_value(text)
+    value = environment_value(data if isinstance(data, bytes) else text)
     return dict(verify=None if value is None else value != '0', value=value, reason=reason, expires=expires)
 
 

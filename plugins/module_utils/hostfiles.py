@@ -92,6 +92,7 @@ class HostFiles(object):
         else:
             self.root = None
         self.show_real = show_real
+        self._folders = {}      # host folder (no "." or "..") -> the folder it resolves to
         self.overlay = {}
         for path, data in (overlay or {}).items():
             self.overlay[os.path.normpath(path)] = data
@@ -137,8 +138,17 @@ class HostFiles(object):
         pending.reverse()
         stack = []
         links = 0
+        cacheable = follow and folder_follow and '..' not in given
+        if cacheable and last > 0:
+            known = self._folders.get('/' + '/'.join(given[:-1]))
+            if known is not None:
+                stack = [part for part in known.split('/') if part]
+                pending = [(given[-1], last, None)]
         while pending:
             name, index, origin = pending.pop()
+            if cacheable and index:
+                # every name before this one is walked: the folder they name is known now
+                self._folders['/' + '/'.join(given[:index])] = '/' + '/'.join(stack)
             if name == '..':
                 if stack:
                     stack.pop()

@@ -204,6 +204,7 @@ import os
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.pep493.https.plugins.module_utils import cfg
 from ansible_collections.pep493.https.plugins.module_utils import hostfiles
+from ansible_collections.pep493.https.plugins.module_utils import plan
 from ansible_collections.pep493.https.plugins.module_utils import probe
 from ansible_collections.pep493.https.plugins.module_utils import safe_file
 
@@ -221,56 +222,6 @@ def argument_spec():
     )
 
 
-def locate(params):
-    """(real path to write, its current bytes or None) of ``path`` under ``root``: resolved as
-    every module resolves it (hostfiles), the file and its folder not links unless ``follow``."""
-    files = hostfiles.HostFiles(params['root'], show_real=True)
-    try:
-        resolved = files.resolve(params['path'], follow=params['follow'], folder_follow=params['follow'])
-    except hostfiles.HostFileError as exc:
-        if exc.reason == 'link-refused':
-            raise hostfiles.HostFileError('%s; set follow=true to write to the link target' % exc, exc.reason)
-        raise
-    return resolved.real, files.read_at(resolved)
-
-
-def planned_content(module, old, path):
-    """(new content, previous value, repaired line numbers) for the requested state."""
-    params = module.params
-    wanted = params['verify'] if params['state'] == 'present' else None
-    if old is None:
-        if wanted is None:
-            return None, 'missing', []
-        if not params['create']:
-            module.fail_json(msg='%s does not exist and create=false; create it or set create=true' % path)
-        return cfg.new_cfg(wanted), 'missing', []
-    parsed = cfg.parse_cfg(old)
-    repaired = [n for n, kind, text in parsed.errors]
-    if parsed.errors:
-        if not params['repair']:
-            module.fail_json(
-                msg='%s is malformed and breaks "import ssl" for Python 2 on RHEL 7: %s. Nothing was changed; '
-                    'fix the file or set repair=true to comment those lines out (a backup is kept).'
-                    % (path, cfg.format_errors(parsed.errors, path)),
-                errors=parsed.as_dict()['errors'])
-        old = cfg.repair_cfg(old)
-    previous = 'malformed' if parsed.errors else parsed.verify
-    return cfg.render_cfg(old, wanted), previous, repaired
-
-
-def read_back_check(wanted):
-    def check(content):
-        parsed = cfg.parse_cfg(content)
-        if parsed.errors:
-            return 'the new content would be malformed: %s' % cfg.format_errors(parsed.errors)
-        if wanted is None and parsed.value is not None:
-            return 'a verify option is still in effect'
-        if wanted is not None and parsed.value != wanted:
-            return 'the new content reads back as %r, not %r' % (parsed.value, wanted)
-        return None
-    return check
-
-
 def probe_consumers(module, dest):
     if module.params['root']:
         return [], False
@@ -278,6 +229,16 @@ def probe_consumers(module, dest):
     consumers = [dict(path=r['path'], version=r['version'], verifies_by_default=r['verifies_by_default'])
                  for r in probe.readers_of(results, dest)]
     return consumers, True
+
+
+def write(module, planned, result):
+    """Back up (on request, or before a repair), then write the planned content."""
+    params = module.params
+    if planned.old is not None and (params['backup'] or planned.repaired):
+        result['backup_file'] = safe_file.backup(module, planned.path)
+    safe_file.make_dirs(module, os.path.dirname(planned.path))
+    wanted = params['verify'] if params['state'] == 'present' else None
+    safe_file.write_atomic(module, planned.path, planned.new, check=plan.cfg_read_back_check(wanted))
 
 
 def main():
@@ -292,32 +253,31 @@ def main():
         module.fail_json(msg='verify=%s is not used with state=absent; remove verify or use state=present'
                              % params['verify'])
     try:
-        dest, old = locate(params)
+        files = hostfiles.HostFiles(params['root'], show_real=True)
+        planned = plan.plan_cfg(files, params['path'], params['verify'], params['state'], params['create'],
+                                params['repair'], params['follow'])
     except hostfiles.HostFileError as exc:
         module.fail_json(msg=str(exc), path=params['path'])
+    except plan.PlanError as exc:
+        module.fail_json(msg=str(exc), **(dict(errors=exc.errors) if exc.errors else {}))
 
-    new, previous, repaired = planned_content(module, old, dest)
-    changed = new is not None and new != old
-    result = dict(changed=changed, previous=previous, path=dest, repaired_lines=repaired,
-                  created=old is None and new is not None)
-    result['verify'] = cfg.parse_cfg(new).verify if new is not None else 'platform_default'
+    dest = planned.path
+    result = dict(changed=planned.changed, previous=planned.previous, path=dest, repaired_lines=planned.repaired,
+                  created=planned.old is None and planned.new is not None)
+    result['verify'] = cfg.parse_cfg(planned.new).verify if planned.new is not None else 'platform_default'
     diffs = []
-    if changed:
-        diffs.append(dict(before=safe_file.text_for_diff(old), after=safe_file.text_for_diff(new),
+    if planned.changed:
+        diffs.append(dict(before=safe_file.text_for_diff(planned.old), after=safe_file.text_for_diff(planned.new),
                           before_header=dest, after_header=dest))
     try:
-        if changed and not module.check_mode:
-            if old is not None and (params['backup'] or repaired):
-                result['backup_file'] = safe_file.backup(module, dest)
-            safe_file.make_dirs(module, os.path.dirname(dest))
-            wanted = params['verify'] if params['state'] == 'present' else None
-            safe_file.write_atomic(module, dest, new, check=read_back_check(wanted))
+        if planned.changed and not module.check_mode:
+            write(module, planned, result)
     except safe_file.SafeFileError as exc:
         module.fail_json(msg=str(exc), path=dest)
 
     if os.path.exists(dest):
         attr_diff = dict(before_header=dest, after_header=dest, before={}, after={})
-        file_args = safe_file.file_args_for(module, dest, default_mode='0644', exists=old is not None)
+        file_args = safe_file.file_args_for(module, dest, default_mode='0644', exists=planned.old is not None)
         result['changed'] = module.set_fs_attributes_if_different(file_args, result['changed'], diff=attr_diff)
         if attr_diff['before'] or attr_diff['after']:
             diffs.append(attr_diff)

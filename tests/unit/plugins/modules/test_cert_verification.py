@@ -14,7 +14,7 @@ import stat
 import pytest
 
 from ansible_collections.pep493.https.plugins.modules import cert_verification
-from ansible_collections.pep493.https.plugins.module_utils import cfg, probe, safe_file
+from ansible_collections.pep493.https.plugins.module_utils import cfg, plan, probe, safe_file
 from ansible_collections.pep493.https.tests.unit.tree import read as get, snapshot, write
 
 CFG = '/etc/python/cert-verification.cfg'
@@ -230,7 +230,7 @@ def test_failure_between_write_and_move_leaves_old_file_and_no_temp(run_module, 
 
 def test_bad_read_back_aborts_before_move(run_module, tmp_path, monkeypatch):
     path = put(tmp_path, SHIPPED)
-    monkeypatch.setattr(cert_verification, 'read_back_check', lambda wanted: (lambda content: 'simulated mismatch'))
+    monkeypatch.setattr(plan, 'cfg_read_back_check', lambda wanted: (lambda content: 'simulated mismatch'))
     result = run_module.fail(cert_verification, dict(root=str(tmp_path), verify='enable'))
     assert 'simulated mismatch' in result['msg']
     assert get(path) == SHIPPED
