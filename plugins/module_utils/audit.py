@@ -47,6 +47,8 @@ def ask_systemd(run, systemctl, busctl, scan_errors, proc=None):
     else:
         scan_errors.append('systemctl list-units failed (exit %s): %s; services reported from files only'
                            % (rc, (err or out).strip()))
+    if manager is not None:
+        manager.loaded_at = runtimes.last_load(hostfiles.HostFiles(), manager.loaded_at)
     return hostmodel.Runtime(manager, loaded, runtimes.ProcessTable(proc), runtimes.read_pid1_environment(proc))
 
 

@@ -175,6 +175,9 @@ class Host(object):
         """Whether the service's files changed since systemd loaded them (None without systemd)."""
         if self.runtime is None or self.runtime.manager is None or service.state is None:
             return None
+        if service.unit.load_state == units.MASKED:
+            # systemd 247 compares the drop-ins it loaded with none at all for a masked unit
+            return bool(service.unit.dropins)
         paths = ([service.unit.fragment] if service.unit.fragment else []) + service.unit.dropins
         return runtimes.changed_since(self.files, paths + service.unit.dropin_dirs, self.runtime.manager.loaded_at)
 

@@ -216,6 +216,24 @@ def read_pid1_environment(proc=None):
 # Files changed since systemd loaded them
 # ---------------------------------------------------------------------------------------------
 
+GENERATOR_FOLDERS = ('/run/systemd/generator.early', '/run/systemd/generator', '/run/systemd/generator.late')
+
+
+def last_load(files, manager_loaded_at=None):
+    """When systemd last loaded the unit files (seconds since the epoch), or None.
+
+    The manager's UnitsLoadStartTimestamp is set at boot only; every daemon-reload empties and
+    recreates the generator folders right before loading the units again (manager_reload() in
+    systemd 247), so their modification time is when the last load began.
+    """
+    times = [manager_loaded_at] if manager_loaded_at else []
+    for folder in GENERATOR_FOLDERS:
+        info = files.stat(folder)
+        if info is not None:
+            times.append(info.st_mtime)
+    return max(times) if times else None
+
+
 def changed_since(files, paths, loaded_at):
     """Whether one of ``paths`` (a unit's files and drop-in folders) was modified after
     ``loaded_at``: what systemd calls NeedDaemonReload (its files, or the set of its drop-ins,

@@ -240,7 +240,9 @@ class UnitTree(object):
             for entry in self.entries.get(folder, ()):
                 if entry.endswith(systemd.SUFFIX + '.d'):
                     name = entry[:-2]
-                    if systemd.unit_name_parts(name) is not None:
+                    parts = systemd.unit_name_parts(name)
+                    # "a-.service.d" and "a-@.service.d" hold drop-ins for every "a-..." unit
+                    if parts is not None and not parts[0].endswith('-'):
                         found.add(name)
         return sorted(found)
 

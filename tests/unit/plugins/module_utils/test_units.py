@@ -169,3 +169,10 @@ def test_service_names(tmp_path):
     write(tmp_path, ETC + '/c.socket', b'')
     write(tmp_path, ETC + '/.hidden.service', b'')
     assert tree(tmp_path).service_names() == ['a.service', 'b.service']
+
+
+def test_prefix_dropin_folders_are_no_units(tmp_path):
+    write(tmp_path, ETC + '/app-.service.d/x.conf', b'')
+    write(tmp_path, ETC + '/app-@.service.d/x.conf', b'')
+    write(tmp_path, ETC + '/app@.service.d/x.conf', b'')
+    assert tree(tmp_path).service_names() == ['app@.service']
