@@ -35,6 +35,13 @@ MAX_LINKS = 40          # the kernel's MAXSYMLINKS
 HEAD_SIZE = 256         # what the kernel reads of an executable to find its "#!" line (BINPRM_BUF_SIZE)
 DEV_NULL = '/dev/null'
 
+_READ_FLAGS = os.O_RDONLY | getattr(os, 'O_NONBLOCK', 0) | getattr(os, 'O_NOCTTY', 0)
+_NOFOLLOW = getattr(os, 'O_NOFOLLOW', 0)
+_DIRECTORY = getattr(os, 'O_DIRECTORY', 0)
+# listing an open folder (os.listdir(fd)): Python 3.3 and later
+_LISTDIR_FD = bool(_NOFOLLOW and _DIRECTORY and os.listdir in getattr(os, 'supports_fd', ()))
+# a listing that tells each entry's kind (os.scandir of a path or an open folder): Python 3.7 and later
+_SCANDIR = hasattr(os, 'scandir') and os.scandir in getattr(os, 'supports_fd', ())
 _KINDS = ((stat.S_ISFIFO, 'a FIFO'), (stat.S_ISSOCK, 'a socket'), (stat.S_ISCHR, 'a character device'),
           (stat.S_ISBLK, 'a block device'), (stat.S_ISDIR, 'a directory'), (stat.S_ISLNK, 'a symbolic link'))
 
@@ -80,6 +87,9 @@ class HostFiles(object):
 
     ``show_real``: messages name the real paths (``<root>/etc/...``, what the writing modules
     report) instead of the host paths (``/etc/...``, what the audit reports).
+
+    Path resolutions are kept for the life of the object (a module run reads a host that does
+    not change under it); take a new one after writing.
     """
 
     def __init__(self, root=None, overlay=None, show_real=False):
@@ -93,6 +103,10 @@ class HostFiles(object):
             self.root = None
         self.show_real = show_real
         self._folders = {}      # host folder (no "." or "..") -> the folder it resolves to
+        self._resolved = {}     # resolve() arguments -> Resolved: the files do not change during a run
+        self._heads = {}
+        self._stats = {}        # path -> os.stat result (files read keep the fstat of their reading)
+        self._kinds = {}        # host path -> 'file', 'dir', 'link' or 'other', as a listing gave it
         self.overlay = {}
         for path, data in (overlay or {}).items():
             self.overlay[os.path.normpath(path)] = data
@@ -131,6 +145,16 @@ class HostFiles(object):
             raise HostFileError('path %r must be absolute' % path, 'relative')
         if file_path and len(path) > 1 and path.endswith('/'):
             raise HostFileError('path %r ends with "/"; a file path must not' % path, 'trailing-slash')
+        key = (path, follow, folder_follow, file_path)
+        if key in self._resolved:
+            return self._resolved[key]
+        found = self._walk(path, follow, folder_follow)
+        if len(self._resolved) > 50000:
+            self._resolved.clear()
+        self._resolved[key] = found
+        return found
+
+    def _walk(self, path, follow, folder_follow):
         given = [part for part in path.split('/') if part not in ('', '.')]
         last = len(given) - 1
         # (name, index in the given path or None, the (link, target) a name came from or None)
@@ -139,11 +163,13 @@ class HostFiles(object):
         stack = []
         links = 0
         cacheable = follow and folder_follow and '..' not in given
-        if cacheable and last > 0:
-            known = self._folders.get('/' + '/'.join(given[:-1]))
+        for cut in range(last, 0, -1) if cacheable else ():
+            # start from the longest folder of this path already walked
+            known = self._folders.get('/' + '/'.join(given[:cut]))
             if known is not None:
                 stack = [part for part in known.split('/') if part]
-                pending = [(given[-1], last, None)]
+                pending = [(given[index], index, None) for index in range(last, cut - 1, -1)]
+                break
         while pending:
             name, index, origin = pending.pop()
             if cacheable and index:
@@ -199,6 +225,8 @@ class HostFiles(object):
                 continue
             if stat.S_ISDIR(info.st_mode):
                 stack.append(name)
+                if cacheable and index == last and not pending:
+                    self._folders['/' + '/'.join(given)] = '/' + '/'.join(stack)
                 continue
             if pending:
                 through = ' (through the link %s)' % self.show(origin[0]) if origin else ''
@@ -217,7 +245,31 @@ class HostFiles(object):
         A link to /dev/null reads as empty (a masked file, as systemd reads it). Anything but a
         regular file, a file over ``limit`` bytes, or an unreadable one raises HostFileError.
         """
+        fast = self._fast_open(path)
+        if fast is not None:
+            fd, host = fast
+            if fd is None:
+                return None
+            return self._read_real(self.real(host), self.show(host), MAX_FILE_SIZE if limit is None else limit, fd=fd)
         return self.read_at(self.resolve(path), limit)
+
+    def _fast_open(self, path):
+        """(fd, host path), or (None, None) for a missing file, when the folder of ``path`` is
+        already walked and its last name is no link: the walk would end there. None otherwise
+        (the full walk decides)."""
+        if self.overlay or not _NOFOLLOW or not isinstance(path, str):
+            return None
+        folder, _sep, name = path.rpartition('/')
+        known = self._folders.get(folder)
+        if known is None or name in ('', '.', '..'):
+            return None
+        host = known.rstrip('/') + '/' + name
+        try:
+            return os.open(self.real(host), _READ_FLAGS | _NOFOLLOW), host
+        except OSError as exc:
+            if exc.errno == errno.ENOENT:
+                return None, None
+            return None     # a link (ELOOP), a socket, no permission: the full walk says what it is
 
     def read_at(self, resolved, limit=None):
         """read() of a path already resolved (by resolve(), with its own follow rules)."""
@@ -235,6 +287,21 @@ class HostFiles(object):
     def head(self, path, size=HEAD_SIZE):
         """The first ``size`` bytes of a regular file (an executable's "#!" line), or None when
         it cannot be read. Never blocks: a FIFO or device is None."""
+        key = (path, size)
+        if key not in self._heads:
+            self._heads[key] = self._head(path, size)
+        return self._heads[key]
+
+    def _head(self, path, size):
+        fast = self._fast_open(path)
+        if fast is not None:
+            fd, host = fast
+            if fd is None:
+                return None
+            try:
+                return self._read_real(self.real(host), host, None, size, fd=fd)
+            except HostFileError:
+                return None
         try:
             resolved = self.resolve(path)
         except HostFileError:
@@ -249,10 +316,10 @@ class HostFiles(object):
         except HostFileError:
             return None
 
-    def _read_real(self, real, shown, limit, head=None):
-        flags = os.O_RDONLY | getattr(os, 'O_NONBLOCK', 0) | getattr(os, 'O_NOCTTY', 0)
+    def _read_real(self, real, shown, limit, head=None, fd=None):
         try:
-            fd = os.open(real, flags)
+            if fd is None:
+                fd = os.open(real, _READ_FLAGS)
         except OSError as exc:
             if exc.errno == errno.ENOENT:
                 return None
@@ -278,9 +345,10 @@ class HostFiles(object):
                                     % (shown, kind_of(info.st_mode)), 'not-regular')
             if head is not None:
                 return _read_upto(fd, head)
+            self._stats[real] = info
             if info.st_size > limit:
                 raise _too_large(shown, info.st_size, limit)
-            data = _read_upto(fd, limit + 1)
+            data = _read_upto(fd, limit + 1, info.st_size)
             if len(data) > limit:
                 raise _too_large(shown, len(data), limit)
             return data
@@ -291,16 +359,22 @@ class HostFiles(object):
 
     def stat(self, path):
         """os.stat of ``path`` (links followed), or None when missing or unreachable."""
+        if path in self._stats:
+            return self._stats[path]
         try:
-            resolved = self.resolve(path)
+            resolved = self.resolve(path, file_path=False)
         except HostFileError:
             return None
-        if not resolved.exists or resolved.is_null:
-            return None
-        try:
-            return os.stat(resolved.real)
-        except OSError:
-            return None
+        info = None
+        if resolved.exists and not resolved.is_null:
+            info = self._stats.get(resolved.real)
+            if info is None:
+                try:
+                    info = os.stat(resolved.real)
+                except OSError:
+                    info = None
+        self._stats[path] = info
+        return info
 
     def exists(self, path):
         """Whether ``path`` exists (a file of the overlay counts, a removed one does not)."""
@@ -323,11 +397,14 @@ class HostFiles(object):
 
     def listdir(self, path):
         """Sorted names in folder ``path`` (overlay included), or None when it does not exist."""
+        fast = self._fast_listdir(path)
+        if fast is not None:
+            return fast[0]
         resolved = self.resolve(path, file_path=False)
         names = None
         if resolved.exists and not resolved.is_null:
             try:
-                names = set(os.listdir(resolved.real))
+                names = set(self._names_in(resolved.real, resolved.host))
             except OSError as exc:
                 if exc.errno == errno.ENOTDIR:
                     raise HostFileError('%s is not a folder' % self.show(path), 'not-a-folder')
@@ -343,6 +420,52 @@ class HostFiles(object):
         names -= removed
         return sorted(names)
 
+    def _fast_listdir(self, path):
+        """([sorted names] or None,) when ``path``'s parent is already walked and ``path`` is a
+        folder, not a link (then it is walked too); None when the full walk must decide."""
+        if self.overlay or not _LISTDIR_FD or not isinstance(path, str):
+            return None
+        folder, _sep, name = path.rpartition('/')
+        known = self._folders.get(folder)
+        if known is None or name in ('', '.', '..'):
+            return None
+        host = known.rstrip('/') + '/' + name
+        try:
+            fd = os.open(self.real(host), os.O_RDONLY | _NOFOLLOW | _DIRECTORY)
+        except OSError as exc:
+            return (None,) if exc.errno == errno.ENOENT else None
+        try:
+            names = sorted(self._names_in(fd, host))
+        except OSError:
+            return None
+        finally:
+            os.close(fd)
+        self._folders[path] = host
+        return (names,)
+
+    def _names_in(self, folder, host):
+        """Names in ``folder`` (a real path or an open folder) whose host path is ``host``;
+        the kind of each name is kept when the listing tells it (what entry() would lstat)."""
+        if not _SCANDIR:
+            return os.listdir(folder)
+        prefix = host.rstrip('/') + '/'
+        names = []
+        for item in os.scandir(folder):
+            names.append(item.name)
+            try:
+                if item.is_symlink():
+                    kind = 'link'
+                elif item.is_dir(follow_symlinks=False):
+                    kind = 'dir'
+                elif item.is_file(follow_symlinks=False):
+                    kind = 'file'
+                else:
+                    kind = 'other'
+            except OSError:
+                continue
+            self._kinds[prefix + item.name] = kind
+        return names
+
     def entry(self, folder, name):
         """(kind, link target) of ``name`` in ``folder`` without following it: kind is 'file',
         'dir', 'link', 'other' or None (missing)."""
@@ -350,6 +473,9 @@ class HostFiles(object):
         host = host_folder.rstrip('/') + '/' + name
         if host in self.overlay:
             return ('file', None) if self.overlay[host] is not None else (None, None)
+        kind = self._kinds.get(host)
+        if kind is not None and kind != 'link':
+            return kind, None
         try:
             info = os.lstat(self.real(host))
         except OSError:
@@ -433,9 +559,20 @@ def _too_large(shown, size, limit):
                          'too-large')
 
 
-def _read_upto(fd, size):
+def _read_upto(fd, size, expected=None):
+    """Up to ``size`` bytes of ``fd``, to its end. ``expected``: the size fstat gave; a first
+    read asks one byte more, and returning exactly that size means the end was reached (a
+    regular file reads short only at its end), so a small file costs one read, not two."""
     chunks = []
     left = size
+    if expected is not None and expected < size:
+        chunk = os.read(fd, expected + 1)
+        if len(chunk) == expected:
+            return chunk
+        chunks.append(chunk)
+        left -= len(chunk)
+        if not chunk:
+            return b''
     while left > 0:
         chunk = os.read(fd, min(65536, left))
         if not chunk:

@@ -242,6 +242,53 @@ def test_listdir_and_entries(tmp_path):
     assert reason(files.listdir, '/etc/file')[1] == '/etc/file is not a folder'
 
 
+def test_a_walked_folder_takes_the_short_way_with_the_same_answers(tmp_path):
+    # once a folder is walked, its files are opened without following a last link; a link
+    # there still takes the full walk, inside root
+    write(tmp_path, '/etc/systemd/system/a.service', b'plain')
+    write(tmp_path, '/srv/b.service', b'inside root')
+    link(tmp_path, '/etc/systemd/system/b.service', '/srv/b.service')
+    link(tmp_path, '/etc/systemd/system/c.service.d', '/srv/c.d')
+    write(tmp_path, '/srv/c.d/x.conf', b'linked folder')
+    write(tmp_path, '/etc/systemd/system/d.service.d/x.conf', b'real folder')
+    link(tmp_path, '/etc/systemd/system/up.service', '../../../../../srv/b.service')
+    os.mkfifo(os.path.join(str(tmp_path), 'etc/systemd/system/fifo.service'))
+    files = HostFiles(str(tmp_path))
+    names = files.listdir('/etc/systemd/system')
+    assert names == ['a.service', 'b.service', 'c.service.d', 'd.service.d', 'fifo.service', 'up.service']
+    assert files.read('/etc/systemd/system/a.service') == b'plain'
+    assert files.read('/etc/systemd/system/b.service') == b'inside root'
+    assert files.read('/etc/systemd/system/none.service') is None
+    assert files.listdir('/etc/systemd/system/c.service.d') == ['x.conf']
+    assert files.read('/etc/systemd/system/c.service.d/x.conf') == b'linked folder'
+    assert files.listdir('/etc/systemd/system/d.service.d') == ['x.conf']
+    assert files.read('/etc/systemd/system/d.service.d/x.conf') == b'real folder'
+    assert files.listdir('/etc/systemd/system/none.d') is None
+    assert reason(files.read, '/etc/systemd/system/up.service')[0] == 'above-root'
+    assert reason(files.read, '/etc/systemd/system/fifo.service')[0] == 'not-regular'
+    assert files.head('/etc/systemd/system/b.service') == b'inside root'
+    # stat() after a read answers for the file read, a link followed inside root
+    assert files.stat('/etc/systemd/system/b.service').st_size == len(b'inside root')
+    assert files.stat('/etc/systemd/system/a.service').st_size == len(b'plain')
+    assert files.stat('/etc/systemd/system/none.service') is None
+    # entry() answers from the listing as it would from lstat
+    fresh = HostFiles(str(tmp_path))
+    for name in names + ['none']:
+        assert files.entry('/etc/systemd/system', name) == fresh.entry('/etc/systemd/system', name)
+    assert files.entry('/etc/systemd/system', 'fifo.service') == ('other', None)
+    assert files.entry('/etc/systemd/system', 'c.service.d') == ('link', '/srv/c.d')
+
+
+@pytest.mark.parametrize('size', [0, 1, 255, 65535, 65536, 65537, 200000])
+def test_files_are_read_whole_around_the_read_sizes(tmp_path, size):
+    content = (b'0123456789abcdef' * (size // 16 + 1))[:size]
+    write(tmp_path, '/etc/systemd/system/a.service', content)
+    files = HostFiles(str(tmp_path))
+    files.listdir('/etc/systemd/system')
+    assert files.read('/etc/systemd/system/a.service') == content
+    assert files.stat('/etc/systemd/system/a.service').st_size == size
+
+
 def test_the_overlay_adds_changes_and_removes_files(tmp_path):
     write(tmp_path, '/etc/systemd/system/a.service.d/10-x.conf', b'old')
     write(tmp_path, '/etc/systemd/system/a.service.d/zz.conf', b'ours')

@@ -15,31 +15,34 @@ from ansible_collections.pep493.https.tests.unit.tree import write
 CFG = '/etc/python/cert-verification.cfg'
 
 
+def snapshot_of(root):
+    """A HostFiles of ``root`` as it is now (resolutions are kept for the object's life)."""
+    return hostfiles.HostFiles(str(root))
+
+
 def test_config_report_missing_malformed_duplicates_rpmnew_unreadable(tmp_path):
-    files = hostfiles.HostFiles(str(tmp_path))
-    missing = hostwide.read_config(files, CFG)
+    missing = hostwide.read_config(snapshot_of(tmp_path), CFG)
     assert (missing['exists'], missing['verify'], missing['mode']) == (False, 'missing', None)
     write(tmp_path, CFG, b'verify=disable\n[https]\nverify=enable\njunk\n', 0o640)
     write(tmp_path, CFG + '.rpmnew', b'[https]\nverify=platform_default\n')
-    bad = hostwide.read_config(files, CFG)
+    bad = hostwide.read_config(snapshot_of(tmp_path), CFG)
     assert bad['verify'] == 'malformed' and not bad['valid'] and bad['mode'] == '0640'
     assert [(e['line'], e['kind']) for e in bad['errors']] == [(1, 'missing_section_header'), (4, 'parsing_error')]
     assert bad['rpmnew'] == CFG + '.rpmnew'
     write(tmp_path, CFG, b'[https]\nverify=disable\n[https]\nverify = enable ; x\n')
-    dup = hostwide.read_config(files, CFG)
+    dup = hostwide.read_config(snapshot_of(tmp_path), CFG)
     assert (dup['verify'], dup['duplicates'], dup['https_sections']) == ('enable', True, 2)
     os.remove(os.path.join(str(tmp_path), CFG.lstrip('/')))
     os.mkdir(os.path.join(str(tmp_path), CFG.lstrip('/')))
-    unreadable = hostwide.read_config(files, CFG)
+    unreadable = hostwide.read_config(snapshot_of(tmp_path), CFG)
     assert unreadable['verify'] == 'platform_default' and 'is a directory' in unreadable['error']
 
 
 def test_planned_config_keeps_the_owner_and_a_new_file_is_roots(tmp_path):
-    files = hostfiles.HostFiles(str(tmp_path))
-    planned = hostwide.read_config(files, CFG, (b'[https]\nverify=enable\n', '0644'))
+    planned = hostwide.read_config(snapshot_of(tmp_path), CFG, (b'[https]\nverify=enable\n', '0644'))
     assert (planned['exists'], planned['verify'], planned['owner'], planned['mode']) == (True, 'enable', 'root', '0644')
     write(tmp_path, CFG, b'[https]\nverify=disable\n', 0o600)
-    planned = hostwide.read_config(files, CFG, (b'[https]\nverify=enable\n', '0644'))
+    planned = hostwide.read_config(snapshot_of(tmp_path), CFG, (b'[https]\nverify=enable\n', '0644'))
     assert (planned['verify'], planned['mode']) == ('enable', '0600')
 
 
@@ -84,14 +87,13 @@ def test_default_environment_as_the_manager_reads_it(tmp_path):
     environment = hostwide.default_environment(files)
     assert environment['PYTHONHTTPSVERIFY'] == '0' and environment['B'] == '2' and 'PATH' in environment
     write(tmp_path, '/etc/systemd/system.conf.d/20.conf', b'[Manager]\nDefaultEnvironment=\n')
-    assert sorted(hostwide.default_environment(files)) == ['PATH']
+    assert sorted(hostwide.default_environment(snapshot_of(tmp_path))) == ['PATH']
 
 
 def test_pam_env_files(tmp_path):
-    files = hostfiles.HostFiles(str(tmp_path))
-    assert hostwide.pam_sets_variable(files) is False
+    assert hostwide.pam_sets_variable(snapshot_of(tmp_path)) is False
     write(tmp_path, '/etc/security/pam_env.conf', b'PYTHONHTTPSVERIFY DEFAULT=0\n')
-    assert hostwide.pam_sets_variable(files) is True
+    assert hostwide.pam_sets_variable(snapshot_of(tmp_path)) is True
 
 
 def test_a_fifo_where_a_file_should_be_is_reported_not_waited_on(tmp_path):
