@@ -105,16 +105,28 @@ def combine(effects, executable=None, main=None):
     return Effect(False, PYTHON3, effects, executable, main)
 
 
-def service_effect(commands, files, environment=None, root_directory=None):
+def service_effect(commands, files, environment=None, root_directory=None, cache=None):
     """The Effect of a service's commands (service_env.ExecCommand, ExecStartPre= ones first).
 
     ``files``: the host (hostfiles.HostFiles) to read programs and ``#!`` lines from;
     ``environment``: {name: value} for ``$NAME`` in arguments (a name missing from it, or with
     a value that cannot be told, makes a command that depends on it "cannot tell");
-    ``root_directory``: the unit's ``RootDirectory=``, where its programs are looked up.
+    ``root_directory``: the unit's ``RootDirectory=``, where its programs are looked up;
+    ``cache``: a dict kept for one host, where commands already followed are remembered.
     """
-    effects = [command_effect(c.path, c.argv, files, environment if c.expand else None, root_directory)
-               for c in commands]
+    effects = []
+    for command in commands:
+        # a command that names no variable gives the same answer wherever it appears
+        key = (command.path, tuple(command.argv), root_directory) if not any(
+            '$' in arg for arg in command.argv) else None
+        if cache is not None and key in cache:
+            effects.append(cache[key])
+            continue
+        found = command_effect(command.path, command.argv, files, environment if command.expand else None,
+                               root_directory)
+        if cache is not None and key is not None:
+            cache[key] = found
+        effects.append(found)
     starts = [index for index, c in enumerate(commands) if c.directive == 'ExecStart']
     main = effects[starts[0]] if starts else None
     return combine(effects, commands[starts[0]].path if starts else None, main)

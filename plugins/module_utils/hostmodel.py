@@ -55,6 +55,7 @@ class Service(object):
         self.state = None
         self.processes = []
         self.main_pid = None
+        self._mentions = None
 
     @property
     def name(self):
@@ -76,7 +77,9 @@ class Service(object):
 
     def mentions(self):
         """Files of the service (unit, drop-ins, environment files) that name the variable."""
-        return sorted(set(self.config.mentioned_in + self.environment.mentioned_in))
+        if self._mentions is None:
+            self._mentions = sorted(set(self.config.mentioned_in + self.environment.mentioned_in))
+        return self._mentions
 
     def expected_main_value(self):
         """The variable a newly started main process would have (env wrappers applied)."""
@@ -104,6 +107,7 @@ class Host(object):
         self.pid1_env = runtime.pid1_env if runtime is not None else None
         self.pam_sets_variable = hostwide.pam_sets_variable(files)
         self._services = {}
+        self._effects = {}
 
     @property
     def errors(self):
@@ -140,9 +144,11 @@ class Host(object):
         elif config.fatal or not environment.starts:
             effect = effects.Effect(False, effects.CANNOT_START)
         else:
-            values = dict((name, value) for name, (value, _setting) in environment.variables.items())
-            effect = effects.service_effect(config.exec_start_pre + config.exec_start, self.files, values,
-                                            config.root_directory)
+            commands = config.exec_start_pre + config.exec_start
+            values = {}
+            if any('$' in arg for command in commands for arg in command.argv):
+                values = dict((name, value) for name, (value, _setting) in environment.variables.items())
+            effect = effects.service_effect(commands, self.files, values, config.root_directory, self._effects)
         service = Service(unit, config, environment, effect)
         self._attach_runtime(service)
         return service

@@ -14,6 +14,7 @@ from ansible_collections.pep493.https.plugins.module_utils import systemd
 from ansible_collections.pep493.https.plugins.module_utils import units
 
 VARIABLE = 'PYTHONHTTPSVERIFY'
+_MARKER = dropin.MARKER.encode('ascii')
 
 
 def _wanted(name, wanted):
@@ -80,23 +81,30 @@ def running_view(host, service):
 
 
 def _managed_dropin(service):
-    """(path, parsed marker header) of the last drop-in of ours that applies to the service."""
-    found = (None, None)
+    """(path, reason, expires, value) of the last drop-in of ours that applies to the service,
+    or Nones; the value it sets is read from the model (its Environment= lines as parsed)."""
+    found = (None, None, None, None)
     for path, kind, data in service.unit.files:
-        if kind != 'dropin':
+        if kind != 'dropin' or _MARKER not in data:
             continue
-        parsed = dropin.parse_dropin(data)
-        if parsed is not None:
-            found = (path, parsed)
+        header = dropin.parse_header(data)
+        if header is None:
+            continue
+        if service.unit.load_state == units.LOADED:
+            value = None
+            for name, assigned, setting, _why in service.config.environment:
+                if setting.path == path and name in (None, VARIABLE):
+                    value = assigned
+        else:
+            value = dropin.environment_value(data)
+        found = (path, header[0], header[1], value)
     return found
 
 
 def service_record(host, service, today=None):
     """One entry of ``services`` (the keys RETURN documents)."""
     value, known, setting = service.variable()
-    ours, marker = _managed_dropin(service)
-    marker = marker or {}
-    expires = marker.get('expires')
+    ours, reason, expires, managed_value = _managed_dropin(service)
     pending, running, running_error = running_view(host, service)
     effect = service.effect
     source = setting.path if setting is not None else None
@@ -109,6 +117,7 @@ def service_record(host, service, today=None):
     if not known:
         errors.append('PYTHONHTTPSVERIFY cannot be told: %s' % service.unknown_why())
     state = service.state
+    runs = service.unit.load_state == units.LOADED and service.environment.starts and not service.config.fatal
     python3 = True if effect.python3 else (False if any(c.python == 2 for c in effect.commands) else None)
     return {
         'unit': service.unit.id,
@@ -124,9 +133,9 @@ def service_record(host, service, today=None):
         'source_kind': source_kind,
         'managed': ours is not None,
         'dropin': ours,
-        'managed_value': marker.get('value'),
-        'overridden': ours is not None and known and source != ours,
-        'reason': marker.get('reason'),
+        'managed_value': managed_value,
+        'overridden': ours is not None and known and runs and source != ours,
+        'reason': reason,
         'expires': str(expires) if expires else None,
         'expired': bool(expires and today and dropin.is_expired(expires, today)),
         'needs_daemon_reload': host.needs_daemon_reload(service),

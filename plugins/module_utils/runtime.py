@@ -124,22 +124,14 @@ class ProcessTable(object):
         if cgroup is None:
             return None
         process.cgroup, process.unit = service_of_cgroup(cgroup)
-        stat_line = _read_file('%s/%d/stat' % (self.proc, pid))
-        if stat_line:
-            fields = stat_line[stat_line.rfind(b')') + 2:].split()
-            process.ppid = int(fields[1]) if len(fields) > 1 and fields[1].isdigit() else None
         if process.unit is None:
-            return process
+            return process     # not a service's: neither its parent nor its environment matter
         try:
-            with open('%s/%d/environ' % (self.proc, pid), 'rb') as handle:
-                blob = handle.read()
+            blob = _read_all('%s/%d/environ' % (self.proc, pid))
         except (IOError, OSError) as exc:
             process.error = environ_error(exc, '%s/%d/environ' % (self.proc, pid), pid)
             return process
-        if _VARIABLE_B in blob:
-            environ = envfile.parse_environ(blob)
-            process.has_value = VARIABLE in environ
-            process.value = environ.get(VARIABLE)
+        process.has_value, process.value = environ_variable(blob)
         return process
 
     def units_with_variable(self):
@@ -147,13 +139,23 @@ class ProcessTable(object):
         return sorted(set(p.unit for p in self.processes.values() if p.unit and p.has_value))
 
     def main_pid(self, unit):
-        """(pid or None, ambiguous): the one process of ``unit`` whose parent is outside it."""
+        """(pid or None, ambiguous): the one process of ``unit`` whose parent is outside it (a
+        service with a single process needs no look at parents)."""
         processes = self.by_unit.get(unit, ())
+        if len(processes) == 1:
+            return processes[0].pid, False
         inside = set(p.pid for p in processes)
-        roots = [p for p in processes if p.ppid not in inside]
+        roots = [p for p in processes if self._parent(p) not in inside]
         if len(roots) == 1:
             return roots[0].pid, False
         return None, len(roots) > 1
+
+    def _parent(self, process):
+        if process.ppid is None:
+            stat_line = _read_file('%s/%d/stat' % (self.proc, process.pid)) or b''
+            fields = stat_line[stat_line.rfind(b')') + 2:].split()
+            process.ppid = int(fields[1]) if len(fields) > 1 and fields[1].isdigit() else 0
+        return process.ppid
 
     def value_of(self, pid):
         """(value or None, error or None) of PYTHONHTTPSVERIFY in the process ``pid``."""
@@ -165,12 +167,35 @@ class ProcessTable(object):
         return process.value, None
 
 
+def environ_variable(blob):
+    """(set, value) of PYTHONHTTPSVERIFY in an environ blob; the first one counts, as for getenv()."""
+    start = 0 if blob.startswith(_VARIABLE_B + b'=') else blob.find(b'\0' + _VARIABLE_B + b'=') + 1
+    if start == 0 and not blob.startswith(_VARIABLE_B + b'='):
+        return False, None
+    value = blob[start + len(_VARIABLE_B) + 1:].split(b'\0', 1)[0]
+    return True, value.decode('utf-8', 'replace')
+
+
 def _read_file(path):
     try:
-        with open(path, 'rb') as handle:
-            return handle.read()
+        return _read_all(path)
     except (IOError, OSError):
         return None
+
+
+def _read_all(path):
+    """The whole of a /proc file (its size is not known beforehand); os.read, without the
+    buffered file object, as the pass over /proc reads two files per process."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        chunks = []
+        while True:
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                return b''.join(chunks)
+            chunks.append(chunk)
+    finally:
+        os.close(fd)
 
 
 def service_of_cgroup(data):

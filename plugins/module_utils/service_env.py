@@ -50,6 +50,9 @@ class Setting(object):
         self.line = line
 
 
+_MANAGER = Setting(None, KIND_MANAGER)
+
+
 class ExecCommand(object):
     """One command of ExecStart= or ExecStartPre=: ``path`` is what systemd executes, ``argv``
     its arguments (argv[0] first), ``expand``: whether ``$VAR`` in arguments is replaced."""
@@ -305,7 +308,7 @@ def service_environment(config, files, manager_env, pid1_env=None, manager_unkno
     result = ServiceEnvironment()
     result.mentioned_in = list(config.mentioned_in)
     for name, value in (manager_env or {}).items():
-        result.variables[name] = (value, Setting(None, KIND_MANAGER))
+        result.variables[name] = (value, _MANAGER)
     if manager_unknown:
         result.unknown = manager_unknown
     for name, setting in config.pass_environment:

@@ -26,6 +26,7 @@ _HEX = '0123456789abcdefABCDEF'
 _UNIT_NAME = re.compile(r'\A[A-Za-z0-9:_.\\-]+(@[A-Za-z0-9:_.\\@-]*)?\.([a-z]+)\Z')
 _ALNUM = re.compile(r'[A-Za-z0-9]')
 _BOM = u'\ufeff'
+_SURROGATE = re.compile(u'[\ud800-\udfff]')
 
 
 class WordError(ValueError):
@@ -55,9 +56,23 @@ def _physical_lines(data):
     return re.split(b'\r\n|\n|\r|\x00', data)
 
 
+_ASSIGNMENTS = {}
+
+
 def unit_file_assignments(data):
     """[(line, section, key, value)] of a unit file or drop-in (bytes), and the UnitFileError that
-    stopped systemd reading it (or None).
+    stopped systemd reading it (or None). Files with the same bytes (drop-ins of ours written for
+    many units alike) are parsed once."""
+    if data not in _ASSIGNMENTS:
+        if len(_ASSIGNMENTS) > 2000:
+            _ASSIGNMENTS.clear()
+        _ASSIGNMENTS[data] = _unit_file_assignments(data)
+    found, error = _ASSIGNMENTS[data]
+    return list(found), error
+
+
+def _unit_file_assignments(data):
+    """unit_file_assignments() without the memory.
 
     As config_parse(): a line whose first non-blank character is ``#`` or ``;`` is a comment,
     even inside a continuation; a line ending in an odd number of backslashes continues on the
@@ -170,6 +185,12 @@ def _utf8(code):
     return bytes(bytearray(values))
 
 
+# runs of characters with no special meaning: outside quotes, and inside each kind of quote
+_PLAIN = {None: re.compile(u'[^ \t\n\r"\'\\\\]+'), '"': re.compile(u'[^"\\\\]+'),
+          "'": re.compile(u"[^'\\\\]+")}
+_PLAIN_NO_QUOTES = re.compile(u'[^ \t\n\r\\\\]+')
+
+
 def extract_first_word(text, index=0, cunescape=True, unquote=True):
     """(word as bytes or None at the end, index after it) of ``text`` from ``index``, as
     extract_first_word(): quotes may appear anywhere in a word; inside and outside them a
@@ -183,6 +204,11 @@ def extract_first_word(text, index=0, cunescape=True, unquote=True):
     word = []
     quote = None
     while index < length:
+        plain = (_PLAIN[quote] if unquote else _PLAIN_NO_QUOTES).match(text, index)
+        if plain:
+            word.append(plain.group().encode('utf-8'))
+            index = plain.end()
+            continue
         char = text[index]
         if quote is None and char in _WHITESPACE:
             break
@@ -199,7 +225,7 @@ def extract_first_word(text, index=0, cunescape=True, unquote=True):
             continue
         if quote is not None and char == quote:
             quote = None
-        elif quote is None and unquote and char in '"\'':
+        elif quote is None and char in '"\'':
             quote = char
         else:
             word.append(char.encode('utf-8'))
@@ -233,8 +259,8 @@ def decode_word(word):
         text = word.decode('utf-8')
     except UnicodeDecodeError:
         return None
-    if any(0xd800 <= ord(char) <= 0xdfff for char in text):
-        return None
+    if _SURROGATE.search(text):
+        return None     # Python 2 decodes encoded surrogates; systemd's UTF-8 check refuses them
     return text
 
 

@@ -22,7 +22,6 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import os
 import posixpath
 
 from ansible_collections.pep493.https.plugins.module_utils import hostfiles
@@ -100,8 +99,9 @@ class UnitTree(object):
         self.search_path = []
         self._configured = list(search_path)
         self._reals = {}
-        self._masked = {}
         self._loaded = {}
+        self._listings = {}     # drop-in folder -> its names, or None
+        self._toplevel = None   # the service.d folders, the same for every unit
         self.errors = []
         self.ids = {}           # name -> alias target name, or absolute fragment path
         self.entries = {}       # search folder -> sorted entry names (hidden and backup files left out)
@@ -204,31 +204,12 @@ class UnitTree(object):
         names = {}
         for src in sorted(self.ids):
             dst = self._fragment_of(src)
-            if dst is None or self._masked_path(dst):
-                continue
+            if dst is None or dst == hostfiles.DEV_NULL:
+                continue        # (an empty, masking file is only ever loaded as masked: _names() stops there)
             if systemd.is_template(posixpath.basename(dst)) and systemd.is_instance(src):
                 continue
             names.setdefault(posixpath.basename(dst), []).append(src)
         return names
-
-    def _masked_path(self, path):
-        """null_or_empty_path(): /dev/null, or an empty regular file."""
-        if path not in self._masked:
-            self._masked[path] = self._null_or_empty(path)
-        return self._masked[path]
-
-    def _null_or_empty(self, path):
-        if path == hostfiles.DEV_NULL:
-            return True
-        try:
-            resolved = self.files.resolve(path)
-        except hostfiles.HostFileError:
-            return False
-        if resolved.is_null or resolved.host == hostfiles.DEV_NULL:
-            return True
-        if resolved.host in self.files.overlay:
-            return self.files.overlay[resolved.host] == b''
-        return resolved.exists and os.path.isfile(resolved.real) and os.path.getsize(resolved.real) == 0
 
     # --- what there is ----------------------------------------------------------------------
 
@@ -267,19 +248,17 @@ class UnitTree(object):
     def _load(self, name):
         fragment = self._fragment_of(name)
         unit_id = self.unit_id(name)
-        names = self._names(name, unit_id, fragment)
-        if fragment is None:
-            unit = Unit(unit_id, names, None, NOT_FOUND)
-        elif self._masked_path(fragment):
-            unit = Unit(unit_id, names, fragment, MASKED)
-        else:
-            unit = Unit(unit_id, names, fragment, LOADED)
+        unit = Unit(unit_id, [], fragment, NOT_FOUND if fragment is None else LOADED)
+        if fragment is not None:
             data = self._read(fragment, unit)
             if data is None:
                 unit.load_state = ERROR
+            elif data == b'':
+                unit.load_state = MASKED    # null_or_empty(): /dev/null or an empty file
             else:
                 unit.files.append((fragment, 'unit', data))
-        unit.dropin_dirs = self.dropin_dirs([unit_id] + [n for n in names if n != unit_id])
+        unit.names = self._names(name, unit_id, fragment if unit.load_state != MASKED else None)
+        unit.dropin_dirs = self.dropin_dirs([unit_id] + [n for n in unit.names if n != unit_id])
         unit.dropins = self.dropin_paths(unit.dropin_dirs)
         for path in unit.dropins:
             data = self._read(path, unit)
@@ -288,10 +267,11 @@ class UnitTree(object):
         return unit
 
     def _names(self, name, unit_id, fragment):
+        """The unit's names: its own, and every alias of its fragment (None when masked)."""
         names = set([unit_id])
         if not systemd.is_template(name):
             names.add(name)
-        if fragment is None or self._masked_path(fragment):
+        if fragment is None:
             return sorted(names)
         instance = (systemd.unit_name_parts(name) or (None, None, None))[1]
         for alias in self._aliases.get(posixpath.basename(fragment), ()):
@@ -321,34 +301,44 @@ class UnitTree(object):
         """The drop-in folders of a unit with these names, in systemd's order (existing only)."""
         dirs = []
         for name in names:
+            wanted = self._dir_names(name)
             for folder in self.search_path:
-                self._find_dirs(folder, name, dirs)
+                present = self._present.get(folder)
+                if present and not present.isdisjoint(wanted):
+                    for entry in wanted:
+                        if entry in present:
+                            self._add_dir(folder, entry, dirs)
         if names:
-            for folder in self.search_path:
-                self._add_dir(folder, 'service.d', dirs)
+            if self._toplevel is None:
+                self._toplevel = []
+                for folder in self.search_path:
+                    self._add_dir(folder, 'service.d', self._toplevel)
+            dirs.extend(self._toplevel)
         return dirs
 
-    def _find_dirs(self, folder, name, dirs):
-        """unit_file_find_dirs(): the name, its template, its dash prefixes (recursively)."""
-        self._add_dir(folder, name + '.d', dirs)
+    def _dir_names(self, name, found=None):
+        """unit_file_find_dirs(): the folder names to look for, in order - the name, its
+        template, its dash prefixes (each with its own template, recursively)."""
+        found = [] if found is None else found
+        found.append(name + '.d')
         parts = systemd.unit_name_parts(name)
         if parts is None:
-            return
+            return found
         prefix, instance, unit_type = parts
         if instance:
-            self._find_dirs(folder, '%s@.%s' % (prefix, unit_type), dirs)
+            self._dir_names('%s@.%s' % (prefix, unit_type), found)
         chopped = False
         while True:
             dash = prefix.rfind('-')
             if dash <= 0:
-                return
+                return found
             if dash + 1 < len(prefix) or chopped:
                 prefix = prefix[:dash + 1]
                 break
             prefix = prefix[:dash]          # a trailing dash: chop it off once
             chopped = True
         built = '%s@%s.%s' % (prefix, instance, unit_type) if instance else '%s.%s' % (prefix, unit_type)
-        self._find_dirs(folder, built, dirs)
+        return self._dir_names(built, found)
 
     def _add_dir(self, folder, name, dirs):
         """unit_file_add_dir(): the folder when it exists. systemd skips a dangling link or a file
@@ -356,14 +346,18 @@ class UnitTree(object):
         if name not in self._present.get(folder, ()):
             return
         path = folder + '/' + name
-        if self.files.is_dir(path):
+        if self._listing(path) is not None:
             dirs.append(path)
-            return
-        try:
-            self.files.listdir(path)
-        except hostfiles.HostFileError as exc:
-            if str(exc) not in self.errors:
-                self.errors.append(str(exc))
+
+    def _listing(self, path):
+        if path not in self._listings:
+            try:
+                self._listings[path] = self.files.listdir(path)
+            except hostfiles.HostFileError as exc:
+                self._listings[path] = None
+                if str(exc) not in self.errors:
+                    self.errors.append(str(exc))
+        return self._listings[path]
 
     def dropin_paths(self, dirs):
         """conf_files_list_strv(): ``*.conf`` of ``dirs``, one per file name (the first folder
@@ -373,14 +367,13 @@ class UnitTree(object):
         for folder in dirs:
             try:
                 real = self.files.resolve(folder, file_path=False).host
-                names = self.files.listdir(folder) or []
             except hostfiles.HostFileError as exc:
                 self.errors.append(str(exc))
                 continue
             if real in seen:
                 continue
             seen.add(real)
-            for name in names:
+            for name in self._listing(folder) or ():
                 if name.endswith('.conf') and not hidden_or_backup(name) and name not in chosen:
                     chosen[name] = folder + '/' + name
         return [chosen[name] for name in sorted(chosen)]

@@ -149,3 +149,20 @@ def test_root_directory_holds_the_programs(tmp_path):
     host = hostfiles.HostFiles(str(tmp_path))
     found = effect.service_effect([command('/opt/agent', ['/opt/agent'])], host, root_directory='/srv/chroot')
     assert found.effective is True
+
+
+def test_a_cache_kept_for_the_host_gives_the_answers_it_would_without(host):
+    # a command that names no variable is followed once per host; one that names a variable
+    # depends on each service's environment and is never taken from the cache
+    flags = command('/usr/bin/python2.7', ['/usr/bin/python2.7', '$FLAGS', 'x'])
+    py2 = command('/usr/bin/python2.7', ['/usr/bin/python2.7', 'x'])
+    chain = command('/srv/chain', ['/srv/chain'])
+    cache = {}
+    for environment in ({'FLAGS': '-E'}, {}, {'FLAGS': '-s'}, {'FLAGS': service_env.Unknown('why')}):
+        for commands in ([flags], [py2, flags], [chain], [py2], [chain, flags]):
+            cached = effect.service_effect(commands, host, environment, cache=cache)
+            fresh = effect.service_effect(commands, host, environment)
+            assert (cached.effective, cached.kind, cached.executable) == (fresh.effective, fresh.kind, fresh.executable)
+    assert all('$FLAGS' not in key[1] for key in cache)
+    assert effect.service_effect([flags], host, {'FLAGS': '-E'}, cache=cache).effective is False
+    assert effect.service_effect([flags], host, {}, cache=cache).effective is True

@@ -154,6 +154,17 @@ def test_needs_daemon_reload_from_file_times(tmp_path):
     assert scan(host(tmp_path, live, loaded_at=mtime + 5))['legacy.service']['needs_daemon_reload'] is False
 
 
+def test_a_masked_unit_with_dropins_always_needs_a_reload_as_systemd_247_says(tmp_path):
+    write(tmp_path, LIB + '/gone.service', PY2)
+    write(tmp_path, ETC + '/gone.service.d/zz-pep493-https.conf', ours())
+    os.symlink('/dev/null', os.path.join(str(tmp_path), ETC.lstrip('/'), 'gone.service'))
+    model = host(tmp_path, {}, loaded_at=4102444800.0)
+    model.runtime.loaded['gone.service'] = ('masked', 'inactive', 'dead')
+    gone = scan(model)['gone.service']
+    assert gone['needs_daemon_reload'] is True and gone['load_state'] == 'masked' and gone['value'] is None
+    assert gone['managed'] is True and gone['overridden'] is False and gone['effect'] == 'masked'
+
+
 def test_wanted_units_only(tmp_path):
     write(tmp_path, LIB + '/a.service', b'[Service]\nEnvironment=PYTHONHTTPSVERIFY=0\n')
     write(tmp_path, LIB + '/b.service', b'[Service]\nEnvironment=PYTHONHTTPSVERIFY=0\n')

@@ -93,3 +93,23 @@ def test_files_changed_since_the_last_load(tmp_path):
 def test_systemd_running_is_false_under_a_root(tmp_path):
     assert runtime.systemd_running(str(tmp_path)) is False
     assert runtime.systemd_running() is os.path.isdir('/run/systemd/system')
+
+
+def test_the_last_load_is_when_the_generator_folders_were_made_again(tmp_path):
+    files = hostfiles.HostFiles(str(tmp_path))
+    assert runtime.last_load(files) is None
+    assert runtime.last_load(files, 100.0) == 100.0
+    os.makedirs(os.path.join(str(tmp_path), 'run/systemd/generator'))
+    os.makedirs(os.path.join(str(tmp_path), 'run/systemd/generator.late'))
+    os.utime(os.path.join(str(tmp_path), 'run/systemd/generator'), (500.0, 500.0))
+    os.utime(os.path.join(str(tmp_path), 'run/systemd/generator.late'), (700.0, 700.0))
+    assert runtime.last_load(hostfiles.HostFiles(str(tmp_path)), 100.0) == 700.0
+
+
+def test_the_variable_in_an_environ_blob():
+    assert runtime.environ_variable(b'PYTHONHTTPSVERIFY=0\0A=1\0') == (True, '0')
+    assert runtime.environ_variable(b'A=1\0PYTHONHTTPSVERIFY=\0') == (True, '')
+    assert runtime.environ_variable(b'A=1\0PYTHONHTTPSVERIFY=1\0PYTHONHTTPSVERIFY=0\0') == (True, '1')
+    assert runtime.environ_variable(b'XPYTHONHTTPSVERIFY=0\0PYTHONHTTPSVERIFYX=1\0') == (False, None)
+    assert runtime.environ_variable(b'') == (False, None)
+    assert runtime.environ_variable(b'PYTHONHTTPSVERIFY=\xff') == (True, u'\ufffd')

@@ -27,6 +27,16 @@ def test_sections_keys_values_and_comments():
                      (8, 'Service', 'Environment', 'B=2')]
 
 
+def test_the_same_bytes_are_parsed_once_and_each_caller_gets_its_own_list():
+    data = b'[Service]\nEnvironment=A=1\nEnvironment=B=2\n'
+    first, error = systemd.unit_file_assignments(data)
+    first.append('changed by the caller')
+    again, _error = systemd.unit_file_assignments(data)
+    assert error is None and again == [(2, 'Service', 'Environment', 'A=1'), (3, 'Service', 'Environment', 'B=2')]
+    other, _error = systemd.unit_file_assignments(data + b'Environment=C=3\n')
+    assert other[-1] == (4, 'Service', 'Environment', 'C=3')
+
+
 def test_assignments_outside_a_section_are_ignored():
     assert assignments(b'Environment=A=1\n[Service]\nEnvironment=B=2\n')[0] == [(3, 'Service', 'Environment', 'B=2')]
 
