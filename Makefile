@@ -1,5 +1,5 @@
 # One command for everything: `make test` installs what is missing and runs every check.
-# Targets: deps venv collections lint sanity units faults fuzz molecule images bench demo
+# Targets: deps venv collections lint import sanity units faults fuzz molecule report images bench demo
 # A timing line per step ("== <step>: ok in 12.3s") shows where the time goes.
 SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c
@@ -12,7 +12,7 @@ ROOT := $(CURDIR)
 APT_PACKAGES ?= podman runc debootstrap openssl shellcheck chromium
 ANSIBLE_WHEEL ?= 14.5.0
 ANSIBLE_WHEEL_LEGACY ?= 9.13.0
-COLLECTIONS ?= containers.podman community.general ansible.posix
+COLLECTIONS ?= containers.podman community.general community.library_inventory_filtering_v1 ansible.posix
 # Python versions of the unit test runs (sanity covers every version each core supports)
 UNITS_PYTHONS ?= 3.12 3.13
 UNITS_PYTHONS_LEGACY ?= 2.7 3.6
@@ -22,46 +22,34 @@ VENV_LEGACY := $(ROOT)/.venv-legacy
 PIP_FILTER := sed -u '/neither a file nor a directory/d'
 TIMED := $(ROOT)/tools/timed
 
-# Shared with the scripts under molecule/, tests/, benchmarks/ and tools/:
-#   .venv        ansible-core 2.21 on Python 3.12 (collections in .collections)
-#   .venv-legacy ansible-core 2.16 on Python 3.11 (collections in .collections/legacy)
-#   .cache/self  holds ansible_collections/pep493/https -> this checkout
-export PEP493_ROOT := $(ROOT)
+# The environment the scripts share (ANSIBLE_HOME and the collections paths inside the
+# checkout, .cache/self, ...) is set in one place, tools/env, which every script sources.
 export PEP493_VENV := $(VENV)
 export PEP493_VENV_LEGACY := $(VENV_LEGACY)
-export PEP493_COLLECTIONS := $(ROOT)/.cache/self:$(ROOT)/.collections
-export PEP493_COLLECTIONS_LEGACY := $(ROOT)/.cache/self:$(ROOT)/.collections/legacy
-export ANSIBLE_COLLECTIONS_PATH := $(PEP493_COLLECTIONS)
-# Nothing outside the checkout: Ansible's own folder (Molecule installs the collection under
-# test there, every run keeps its temp files there) and ansible-test's home (its venvs and
-# pip bootstrap cache live in $$HOME/.ansible/test whatever ANSIBLE_HOME says).
-export ANSIBLE_HOME := $(ROOT)/.cache/ansible-home
-export PEP493_TEST_HOME := $(ROOT)/.cache/test-home
-export PIP_DISABLE_PIP_VERSION_CHECK := 1
-export PIP_ROOT_USER_ACTION := ignore
-export PATH := $(VENV)/bin:$(PATH)
 
-.PHONY: help test deps venv collections interpreters lint sanity sanity-2.21 sanity-2.16 report \
+.PHONY: help test deps venv collections interpreters lint import sanity sanity-2.21 sanity-2.16 report \
         units units-2.21 units-2.16 faults fuzz molecule images bench demo lock clean
 
 help:
 	@echo "make test         everything below, in order (installs what is missing)"
 	@echo "make deps         Debian packages: $(APT_PACKAGES)"
 	@echo "make venv         .venv (ansible-core 2.21, Python 3.12) and .venv-legacy (2.16, Python 3.11)"
-	@echo "make collections  containers.podman community.general ansible.posix into .collections"
-	@echo "make lint         ansible-lint, antsibull-changelog lint, build + install + ansible-doc"
+	@echo "make collections  $(COLLECTIONS) into .collections"
+	@echo "make lint         antsibull-nox (ansible-lint, flake8, yamllint, docs-check, extra checks), shellcheck, changelog"
+	@echo "make import       build the tarball and run galaxy-importer on it (Galaxy's import checks)"
 	@echo "make sanity       ansible-test sanity with ansible-core 2.21 and 2.16"
 	@echo "make units        ansible-test units with 2.21 (Python 3.12, 3.13) and 2.16 (2.7, 3.6)"
 	@echo "make faults       fault tests + short fuzz (tests/faults/run); make fuzz: the long fuzz profile"
 	@echo "make images       local container images (molecule/images/build); make molecule: molecule/run"
 	@echo "make report       the fleet report on the demo fleet, checked in headless Chromium"
 	@echo "make bench        benchmarks/run; make demo: tools/demo"
-	@echo "make lock         re-resolve requirements*.txt into requirements/constraints*.txt"
+	@echo "make lock         re-resolve requirements*.txt and requirements/nox/*.in into pinned files"
 
 # Set-up steps stop the run when they fail; every check runs even after another failed,
-# and the run fails if any did.
+# and the run fails if any did. Each check runs under tools/home-check, which fails it when it
+# wrote under the home directory's .ansible (the real home stays as it was).
 SETUP_STEPS := deps venv collections
-CHECK_STEPS := lint sanity units faults molecule report
+CHECK_STEPS := lint import sanity units faults molecule report
 test:
 	@mkdir -p .cache; export TIMING_LOG=$(ROOT)/.cache/timing.log; : > $$TIMING_LOG; \
 	start=$$(date +%s); failed=""; \
@@ -69,7 +57,7 @@ test:
 	    $(TIMED) $$step $(MAKE) --no-print-directory $$step || { failed=$$step; break; }; \
 	done; \
 	if [[ -z $$failed ]]; then for step in $(CHECK_STEPS); do \
-	    $(TIMED) $$step $(MAKE) --no-print-directory $$step || failed="$$failed $$step"; \
+	    $(TIMED) $$step tools/home-check $$step $(MAKE) --no-print-directory $$step || failed="$$failed $$step"; \
 	done; fi; \
 	echo "== timing:"; cat $$TIMING_LOG; \
 	if [[ -n $$failed ]]; then echo "== make test: FAILED ($$failed) in $$(( $$(date +%s) - start ))s" >&2; exit 1; fi; \
@@ -92,19 +80,23 @@ $(VENV_LEGACY)/.stamp: requirements-legacy.txt requirements/constraints-legacy.t
 interpreters: $(VENV)/.stamp
 	@tools/setup-interpreters && $(VENV)/bin/python tools/get-pip-cache.py
 
+# requirements/nox/<session>.in: what each antsibull-nox session installs; .txt: all of it pinned
 lock:
 	tools/make-venv --lock $(ROOT)/.cache/lock-venv 3.12 requirements.txt requirements/constraints.txt
 	tools/make-venv --lock $(ROOT)/.cache/lock-venv-legacy 3.11 requirements-legacy.txt requirements/constraints-legacy.txt
+	for f in requirements/nox/*.in; do tools/make-venv --lock $(ROOT)/.cache/lock-venv-nox 3.12 $$f $${f%.in}.txt; done
 
 # --- collections from the `ansible` wheel (no Galaxy) -----------------------------------
 collections: $(VENV)/.stamp
 	@tools/fetch-collections $(VENV)/bin/python $(ANSIBLE_WHEEL) .collections $(COLLECTIONS)
 	@tools/fetch-collections $(VENV_LEGACY)/bin/python $(ANSIBLE_WHEEL_LEGACY) .collections/legacy $(COLLECTIONS)
-	@mkdir -p .cache/self/ansible_collections/pep493 && ln -sfn $(ROOT) .cache/self/ansible_collections/pep493/https
 
 # --- checks ------------------------------------------------------------------------------
 lint: venv collections
 	@tools/lint
+
+import: venv collections
+	@tools/lint --import
 
 # both cores run even when the first one fails
 sanity: venv
@@ -145,4 +137,4 @@ demo: deps venv collections images
 	$(call run-script,demo,tools/demo)
 
 clean:
-	rm -rf .venv .venv-legacy .collections .cache tests/output
+	rm -rf .venv .venv-legacy .collections .cache .nox tests/output

@@ -36,6 +36,29 @@ try:
     import ssl
 except Exception as exc:
     out["error"] = "import ssl failed: %s: %s" % (type(exc).__name__, exc)
+    # RHEL 7's ssl raises on a malformed cfg file after naming it; Python 2 empties a module
+    # that failed, so run its source again into a namespace kept here to see what it reads.
+    found = {}
+    try:
+        try:
+            from importlib.util import find_spec
+            source = find_spec("ssl").origin
+        except ImportError:
+            import imp
+            source = imp.find_module("ssl")[1]
+        handle = open(source, "rb")
+        try:
+            code = compile(handle.read(), source, "exec")
+        finally:
+            handle.close()
+        found.update({"__name__": "ssl", "__file__": source})
+        exec(code, found)
+    except Exception:
+        pass
+    if isinstance(found.get("_cert_verification_config"), type("")):
+        out["reads_config"] = found["_cert_verification_config"]
+    if "_https_verify_envvar" in found:
+        out["honours_env"] = True
 else:
     out["honours_env"] = hasattr(ssl, "_https_verify_envvar")
     out["reads_config"] = getattr(ssl, "_cert_verification_config", None)

@@ -92,6 +92,13 @@ options:
         read in part).
     type: bool
     default: false
+  mode:
+    description:
+      - The permissions of the file, as for M(ansible.builtin.file) - an octal number in quotes
+        (V('0644')) or a symbolic mode (V(u=rw,g=r,o=r)).
+      - When not set, a new file gets C(0644) whatever the umask (every Python 2 program on the host
+        must be able to read it), and an existing file keeps its own mode.
+    type: raw
 extends_documentation_fragment:
   - ansible.builtin.files
   - ansible.builtin.action_common_attributes
@@ -133,7 +140,7 @@ EXAMPLES = r'''
 
 - name: Set the value inside an image build tree, not on the build host
   pep493.https.cert_verification:
-    root: /var/tmp/image-root
+    root: /var/tmp/image-root  # the unpacked image: this folder must exist
     verify: enable
 
 - name: Drop the setting so the Python build's own default applies

@@ -195,7 +195,7 @@ EXAMPLES = r'''
     name: ambari-agent
     verify: false
     reason: "CHG-1234: Ambari server still uses a self-signed certificate"
-    expires: "2026-09-30"
+    expires: "2030-09-30"
     restart: try-restart
 
 - name: Force verification for one service even where the host-wide file says disable
@@ -209,11 +209,11 @@ EXAMPLES = r'''
       - name: ambari-agent
         verify: false
         reason: "CHG-1234: self-signed Ambari server"
-        expires: "2026-09-30"
+        expires: "2030-09-30"
       - name: report-worker@.service
         verify: false
         reason: "CHG-1301: vendor API on a private CA"
-        expires: "2026-12-31"
+        expires: "2030-12-31"
     exclusive: true
 
 - name: Remove an exception
@@ -223,11 +223,11 @@ EXAMPLES = r'''
 
 - name: Write the drop-in into an image build tree (no systemctl is run)
   pep493.https.service_verification:
-    root: /var/tmp/image-root
+    root: /var/tmp/image-root  # the unpacked image: this folder must exist
     name: legacy-app
     verify: false
     reason: "image build for the legacy cluster"
-    expires: "2026-06-30"
+    expires: "2030-06-30"
 '''
 
 RETURN = r'''

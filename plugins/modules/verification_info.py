@@ -185,7 +185,7 @@ EXAMPLES = r'''
 
 - name: Audit an image tree before it ships (files only)
   pep493.https.verification_info:
-    root: /var/tmp/image-root
+    root: /var/tmp/image-root  # the unpacked image: this folder must exist
 
 - name: What the host will look like once the policy is applied (nothing is written)
   pep493.https.verification_info:
@@ -413,7 +413,7 @@ services:
     expires:
       description: The managed exception's expiry date (C(YYYY-MM-DD)), or null.
       type: str
-      sample: '2026-12-31'
+      sample: '2030-12-31'
     expired:
       description: Whether that date has passed (an exception is valid through its expiry day).
       type: bool

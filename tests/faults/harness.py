@@ -141,7 +141,6 @@ class KillServer(object):
 
 def simultaneous(requests, gate_folder):
     """Run every (module, args) of ``requests`` at once: all start main() at the same moment."""
-    import time
     gate = os.path.join(gate_folder, 'gate')
     procs = []
     for name, args in requests:

@@ -1,4 +1,12 @@
-"""default: host-wide verify=enable plus one per-service exception, on every platform."""
+"""default: host-wide verify=enable plus one per-service exception, on every platform.
+
+el7-standin is a stand-in for RHEL/CentOS 7's system python (Debian's python2.7 made to read
+/etc/python/cert-verification.cfg as RHEL 7's does; not RHEL): there the file has an effect,
+and the module's consumers and the audit's readers are not empty.
+"""
+
+import re
+import subprocess
 
 import pep493_testlib as lib
 
@@ -70,18 +78,45 @@ def test_cfg_parses_as_python_reads_it(host):
     assert host.check_output(cmd, lib.CFG) == "enable"
 
 
+_PYTHONS = {}
+_PYTHON_NAME = re.compile(r"^(python|platform-python)(\d+(\.\d+)?)?$")
+
+
+def pythons(host):
+    """{path: (real path, the file its ssl reads or None)} for every Python on the host, in one command."""
+    name = lib.instance(host)
+    if name not in _PYTHONS:
+        code = "import ssl; print(getattr(ssl, '_cert_verification_config', None))"
+        out = host.check_output(
+            "for p in /usr/bin/python* /usr/libexec/platform-python*; do [ -e \"$p\" ] || continue; "
+            "printf '%%s|%%s|%%s\\n' \"$p\" \"$(readlink -f \"$p\")\" \"$(\"$p\" -c %s 2>/dev/null)\"; done", code)
+        found = {}
+        for line in out.splitlines():
+            path, real, reads = line.split("|")
+            if _PYTHON_NAME.match(path.rsplit("/", 1)[1]):
+                found[path] = (real, None if reads == "None" else reads)
+        _PYTHONS[name] = found
+    return _PYTHONS[name]
+
+
+def readers(host):
+    """The real paths of the interpreters whose ssl reads the cfg file, as they say themselves."""
+    return sorted(set(real for real, reads in pythons(host).values() if reads == lib.CFG))
+
+
+def real_paths(host, paths):
+    return sorted(set(host.check_output("readlink -f %s", p) for p in paths))
+
+
 def test_consumers_match_the_interpreters(host):
     """The module's consumers are exactly the interpreters that read this file (none on Debian)."""
-    readers = []
-    for py in host.check_output("ls /usr/bin/python* /usr/libexec/platform-python* 2>/dev/null || true").split():
-        code = "import ssl; print(getattr(ssl, '_cert_verification_config', None))"
-        if host.check_output("%s -c %s", py, code) == lib.CFG:
-            readers.append(py)
     cert = lib.results(host)["cert"]
     assert cert["probed"] is True
-    assert sorted(c["path"] for c in cert["consumers"]) == sorted(readers)
+    assert real_paths(host, [c["path"] for c in cert["consumers"]]) == readers(host)
+    # one entry per interpreter, however many names it has (python, python2, python2.7)
+    assert len(cert["consumers"]) == len(readers(host))
     warned = any("no Python on this host reads it" in w for w in cert.get("warnings", []))
-    assert warned is (not readers)
+    assert warned is (not readers(host))
 
 
 def test_python2_ssl_still_imports(host):
@@ -134,6 +169,9 @@ def test_real_tls_through_systemd(host):
         assert (rc, status) == (0, lib.CLIENT_OK)
         # the py3 client of the same host still verifies
         assert lib.start_client(host, "pep493-client-py3")[1] == lib.CLIENT_CERT_REJECTED
+        if host.file("/etc/systemd/system/pep493-agent.service").exists:
+            # the stand-in's agent (/usr/bin/python, no exception): verify=enable in the file decides
+            assert lib.start_client(host, "pep493-agent")[1] == lib.CLIENT_CERT_REJECTED
     else:
         assert rc != 0 and status == lib.CLIENT_CERT_REJECTED
 
@@ -166,20 +204,24 @@ def test_info_config_matches_file(host):
     assert config["exists"] is True and config["valid"] is True
     assert config["verify"] == "enable"
     assert config["mode"] == "0644" and config["owner"] == "root"
-    assert config["readers"] == []
+    assert real_paths(host, config["readers"]) == readers(host)
+    assert len(config["readers"]) == len(readers(host))
 
 
 def test_info_interpreters_match_reality(host):
-    reported = {i["path"]: i for i in info(host)["interpreters"]}
+    # reported once per interpreter, under one of its names
+    reported = {pythons(host)[i["path"]][0]: i for i in info(host)["interpreters"]}
+    assert len(reported) == len(info(host)["interpreters"])
     for python in ("/usr/bin/python2.7", "/usr/bin/python3"):
-        if not host.file(python).exists:
-            assert python not in reported
+        real = pythons(host).get(python, (None,))[0]
+        if real is None:
+            assert python not in [i["path"] for i in info(host)["interpreters"]]
             continue
-        assert python in reported, sorted(reported)
-        entry = reported[python]
+        assert real in reported, sorted(reported)
+        entry = reported[real]
         honours = host.check_output("%s -c \"import ssl; print(hasattr(ssl, '_https_verify_envvar'))\"", python)
         assert entry["honours_env"] is (honours == "True")
-        assert entry["reads_config"] is None
+        assert entry["reads_config"] == pythons(host)[python][1]
         assert entry["verifies_by_default"] is lib.python_verifies_by_default(host, python)
 
 
@@ -213,3 +255,24 @@ def test_info_summary_matches_reality(host):
     assert summary["expired"] == 0
     assert info(host)["global"] == []
     assert info(host)["changed"] is False
+
+
+# --- the stand-in says what it is ----------------------------------------------------------
+
+def test_standin_is_labelled_and_diverts_only_ssl(host):
+    """A host whose Python reads the file here is the el7-standin image, labelled as a stand-in."""
+    # local diversions: files of Debian's packages replaced on purpose (dash's own are not local)
+    diverted = [x for x in host.check_output("dpkg-divert --list").splitlines() if x.startswith("local ")]
+    image = subprocess.run(["podman", "container", "inspect", "--format", "{{ .ImageName }}", lib.instance(host)],
+                           capture_output=True, text=True, check=True).stdout.strip()
+    label = subprocess.run(["podman", "image", "inspect", "--format", '{{ index .Labels "org.pep493.standin" }}', image],
+                           capture_output=True, text=True, check=True).stdout.strip()
+    if not readers(host):
+        assert diverted == [] and label in ("", "<no value>")
+        return
+    assert image == "localhost/pep493-el7-standin:latest"
+    assert label.startswith("RHEL/CentOS 7 python 2.7.5-51+") and label.endswith("; not RHEL"), label
+    assert diverted == ["local diversion of /usr/lib/python2.7/ssl.py to /usr/lib/python2.7/ssl.py.debian"]
+    assert readers(host) == ["/usr/bin/python2.7"]
+    # RHEL 7's names for the system python
+    assert host.check_output("readlink -f /usr/bin/python") == "/usr/bin/python2.7"
