@@ -25,8 +25,9 @@ __metaclass__ = type
 
 import errno
 import os
-import re
 import stat
+
+from ansible_collections.pep493.https.plugins.module_utils import hostglob
 
 # Larger files are refused, not read in part. 16 MiB is far above any cfg file, unit file,
 # drop-in or environment file (systemd 247 itself refuses environment files over 4 MiB).
@@ -510,34 +511,15 @@ class HostFiles(object):
     # --- globbing -------------------------------------------------------------------------------
 
     def glob(self, pattern):
-        """Host paths matching ``pattern`` as glob(3) matches them, sorted byte-wise: ``*``,
-        ``?`` and ``[...]`` within one component, a leading dot only matched by a dot, a
-        backslash quoting the next character. A pattern without wildcards matches itself when
-        it exists."""
-        parts = [part for part in pattern.split('/') if part != '']
-        found = ['']
-        for index, part in enumerate(parts):
-            last = index == len(parts) - 1
-            matcher = _glob_component(part)
-            following = []
-            for base in found:
-                folder = base or '/'
-                if matcher is None:
-                    candidate = base + '/' + _unescape_glob(part)
-                    if self._lexists(candidate) if last else self.is_dir(candidate):
-                        following.append(candidate)
-                    continue
-                try:
-                    names = self.listdir(folder) or []
-                except HostFileError:
-                    names = []
-                for name in names:
-                    if matcher.match(name) and (part.startswith('.') or not name.startswith('.')):
-                        candidate = base + '/' + name
-                        if last or self.is_dir(candidate):
-                            following.append(candidate)
-            found = following
-        return sorted(path for path in found if path)
+        """Host paths matching ``pattern`` as glob(3) matches them (hostglob.glob), sorted
+        byte-wise; a folder that cannot be listed matches nothing."""
+        return hostglob.glob(pattern, self._listdir_or_empty, self.is_dir, self._lexists)
+
+    def _listdir_or_empty(self, path):
+        try:
+            return self.listdir(path) or []
+        except HostFileError:
+            return []
 
     def _lexists(self, path):
         folder, name = path.rsplit('/', 1)
@@ -580,51 +562,3 @@ def _read_upto(fd, size, expected=None):
         chunks.append(chunk)
         left -= len(chunk)
     return b''.join(chunks)
-
-
-_GLOB_SPECIAL = re.compile(r'(?<!\\)[*?\[]')
-
-
-def _unescape_glob(part):
-    return re.sub(r'\\(.)', r'\1', part)
-
-
-def _glob_component(part):
-    """A compiled regular expression for one glob(3) component, or None without wildcards."""
-    if not _GLOB_SPECIAL.search(part):
-        return None
-    out = []
-    index = 0
-    while index < len(part):
-        char = part[index]
-        if char == '\\' and index + 1 < len(part):
-            out.append(re.escape(part[index + 1]))
-            index += 2
-            continue
-        if char == '*':
-            out.append('.*')
-        elif char == '?':
-            out.append('.')
-        elif char == '[':
-            end = index + 1
-            if end < len(part) and part[end] in '!^':
-                end += 1
-            if end < len(part) and part[end] == ']':
-                end += 1
-            while end < len(part) and part[end] != ']':
-                end += 1
-            if end >= len(part):
-                out.append(re.escape(char))
-            else:
-                body = part[index + 1:end]
-                negate = body[:1] in ('!', '^')
-                if negate:
-                    body = body[1:]
-                body = body.replace('\\', '\\\\')
-                out.append('[%s%s]' % ('^' if negate else '', body))
-                index = end + 1
-                continue
-        else:
-            out.append(re.escape(char))
-        index += 1
-    return re.compile('(?s)' + ''.join(out) + r'\Z')
