@@ -195,7 +195,7 @@ EXAMPLES = r'''
         - name: ambari-agent
           verify: false
           reason: "CHG-1234: self-signed Ambari server"
-          expires: "2026-09-30"
+          expires: "2030-09-30"
       exclusive: true
   register: planned
 
