@@ -279,6 +279,19 @@ def test_a_walked_folder_takes_the_short_way_with_the_same_answers(tmp_path):
     assert files.entry('/etc/systemd/system', 'c.service.d') == ('link', '/srv/c.d')
 
 
+def test_dev_null_reads_empty_also_once_its_folder_is_walked(tmp_path):
+    # a unit masked by a link to /dev/null has /dev/null as its fragment: it reads as empty
+    # (systemd's null_or_empty), whatever is at <root>/dev/null and however /dev was reached
+    write(tmp_path, '/dev/null', b'not what /dev/null reads')
+    write(tmp_path, '/dev/other', b'x')
+    link(tmp_path, '/etc/devices', '/dev')
+    files = HostFiles(str(tmp_path))
+    assert files.listdir('/dev') == ['null', 'other'] and files.listdir('/etc/devices') == ['null', 'other']
+    assert files.read('/dev/other') == b'x'
+    assert files.read('/dev/null') == b''
+    assert files.read('/etc/devices/null') == b''
+
+
 @pytest.mark.parametrize('size', [0, 1, 255, 65535, 65536, 65537, 200000])
 def test_files_are_read_whole_around_the_read_sizes(tmp_path, size):
     content = (b'0123456789abcdef' * (size // 16 + 1))[:size]
