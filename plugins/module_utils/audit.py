@@ -181,6 +181,13 @@ def validate_options(params):
     return wanted, None
 
 
+def _runner(module):
+    """run(argv) -> (rc, out, err) through the module, with systemctl's environment."""
+    def run(argv):
+        return module.run_command(argv, environ_update=runtimes.SYSTEMCTL_ENV)
+    return run
+
+
 def report_for(module, wanted, interpreters, probed, readers, today, euid=0):
     """The report verification_info returns, for ``module`` (an AnsibleModule: its params,
     run_command and get_bin_path). Raises plan.PlanError for a planned state that
@@ -207,8 +214,7 @@ def report_for(module, wanted, interpreters, probed, readers, today, euid=0):
         if systemctl is None:
             scan_errors.append('systemd runs here but systemctl was not found; services reported from files only')
         else:
-            def run(argv):
-                return module.run_command(argv, environ_update=runtimes.SYSTEMCTL_ENV)
+            run = _runner(module)
             runtime = ask_systemd(run, systemctl, module.get_bin_path('busctl'), scan_errors)
             if planned is not None and planned.dropins_changed:
                 assume_reloaded(runtime)
