@@ -230,10 +230,13 @@ def render_dropin(verify, reason=None, expires=None):
     return ('\n'.join(lines) + '\n').encode('utf-8')
 
 
-def environment_value(text):
+def environment_value(data):
     """The PYTHONHTTPSVERIFY value a unit file's [Service] Environment= lines set, or None."""
+    if not isinstance(data, bytes):
+        data = data.encode('utf-8')
     value = None
-    for section, key, assignment in systemd.unit_file_assignments(text):
+    assignments, _error = systemd.unit_file_assignments(data)
+    for _line, section, key, assignment in assignments:
         if section != 'Service' or key != 'Environment':
             continue
         if assignment == '':
@@ -245,13 +248,8 @@ def environment_value(text):
     return value
 
 
-def parse_dropin(data):
-    """What a drop-in of ours says, or None when ``data`` has no marker line (a foreign file).
-
-    Returns ``{verify, value, reason, expires}``: ``value`` is the PYTHONHTTPSVERIFY string the
-    file sets (None when it sets none), ``verify`` what Python 2 does with it (only ``0``
-    disables), ``expires`` a date or None (or the raw text when it is not a date).
-    """
+def parse_header(data):
+    """(reason, expires) of a drop-in of ours, or None when ``data`` has no marker line."""
     if data is None:
         return None
     text = data.decode('utf-8', 'replace') if isinstance(data, bytes) else data
@@ -271,8 +269,21 @@ def parse_dropin(data):
                 expires = validate_expires(raw)
             except DropinValueError:
                 expires = raw or None
-    value = environment_value(text)
-    return dict(verify=None if value is None else value != '0', value=value, reason=reason, expires=expires)
+    return reason, expires
+
+
+def parse_dropin(data):
+    """What a drop-in of ours says, or None when ``data`` has no marker line (a foreign file).
+
+    Returns ``{verify, value, reason, expires}``: ``value`` is the PYTHONHTTPSVERIFY string the
+    file sets (None when it sets none), ``verify`` what Python 2 does with it (only ``0``
+    disables), ``expires`` a date or None (or the raw text when it is not a date).
+    """
+    header = parse_header(data)
+    if header is None:
+        return None
+    value = environment_value(data)
+    return dict(verify=None if value is None else value != '0', value=value, reason=header[0], expires=header[1])
 
 
 def dropin_path(unit_dir, unit, dropin_name=DEFAULT_DROPIN_NAME):

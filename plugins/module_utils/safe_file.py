@@ -1,13 +1,12 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) pep493.https contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Safe file handling shared by every module of the collection.
+"""The one writer of the collection.
 
-- ``resolve_path``: where a managed path really is, under an optional ``root``, refusing
-  symlinks (unless ``follow``) and anything that would lead outside ``root``.
-- ``read_bytes``: the current content, or None when missing, with clear errors.
-- ``write_atomic``: temp file in the destination folder, re-read and checked, then
-  ``atomic_move``; the old file is untouched when any step fails.
+Where a managed path is and what it holds now come from the host-files layer
+(``hostfiles.HostFiles``: the same resolution under ``root`` as every reader uses). Here:
+``write_atomic`` (temp file in the destination folder, re-read and checked, then
+``atomic_move``; the old file is untouched when any step fails), folders, removal, backups.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -19,154 +18,11 @@ import os
 import stat
 import tempfile
 
-
-class SafeFileError(Exception):
-    """A path or file problem, with a message meant for the operator."""
+from ansible_collections.pep493.https.plugins.module_utils import hostfiles
 
 
-def _join_under(root, path):
-    if not path.startswith('/'):
-        raise SafeFileError('path %r must be absolute' % path)
-    return os.path.join(root, path.lstrip('/')) if root else path
-
-
-def _is_within(path, root):
-    root = root.rstrip('/') or '/'
-    return root == '/' or path == root or path.startswith(root + '/')
-
-
-def resolve_path(path, root=None, follow=False):
-    """Return the real path that ``path`` names, treating ``root`` (if any) as ``/``.
-
-    The file itself and its folder must not be symbolic links unless ``follow`` is true.
-    Under ``root`` a link anywhere on the way that resolves outside ``root`` is refused
-    whatever ``follow`` says, so a build tree cannot redirect a write onto the host.
-    Components that do not exist yet are fine (they will be created).
-    """
-    real_root = os.path.realpath(root) if root else '/'
-    if root and not os.path.isdir(real_root):
-        raise SafeFileError('root %r is not a directory' % root)
-    wanted = _join_under(real_root if root else None, os.path.normpath(path))
-    parts = os.path.relpath(wanted, real_root).split(os.sep) if root else wanted.strip('/').split('/')
-    current = real_root
-    last = len(parts) - 1
-    for index, part in enumerate(parts):
-        if part in ('', '.'):
-            continue
-        candidate = os.path.join(current, part)
-        try:
-            info = os.lstat(candidate)
-        except OSError as exc:
-            if exc.errno in (errno.ENOENT, errno.ENOTDIR):
-                return os.path.join(candidate, *parts[index + 1:]) if index < last else candidate
-            raise SafeFileError('cannot inspect %s: %s' % (candidate, exc.strerror))
-        if stat.S_ISLNK(info.st_mode):
-            if root and real_root != '/':
-                target = _resolve_within(candidate, real_root, root)
-            else:
-                target = os.path.realpath(candidate)
-            if index >= last - 1 and not follow:
-                what = 'the file' if index == last else 'its folder'
-                raise SafeFileError(
-                    '%s (%s) is a symbolic link to %s: refused; set follow=true to write to the link target'
-                    % (candidate, what, os.readlink(candidate)))
-            current = target
-        else:
-            current = candidate
-    return current
-
-
-def _resolve_within(path, real_root, root):
-    """Real path of ``path`` (inside ``real_root``), following each link one hop at a time.
-
-    Every link met on the way, including links inside other links' targets, must point
-    inside ``real_root``: a hop outside is refused even when a later hop would come back,
-    since what lies outside is not the tree's to decide.
-    """
-    pending = list(reversed(os.path.relpath(path, real_root).split(os.sep)))
-    current = real_root
-    hops = 0
-    via = None
-    while pending:
-        part = pending.pop()
-        if part in ('', '.'):
-            continue
-        if part == '..':
-            if current == real_root:
-                raise SafeFileError('%s is a symbolic link to %s, outside root %s: refused' % (via + (root,)))
-            current = os.path.dirname(current)
-            continue
-        candidate = os.path.join(current, part)
-        if not os.path.islink(candidate):
-            current = candidate
-            continue
-        hops += 1
-        if hops > 40:
-            raise SafeFileError('%s: too many levels of symbolic links under root %s: refused' % (path, root))
-        link = os.readlink(candidate)
-        via = (candidate, link)
-        if link.startswith('/'):
-            if not _is_within(link, real_root):
-                raise SafeFileError('%s is a symbolic link to %s, outside root %s: refused' % (candidate, link, root))
-            link = link[len(real_root.rstrip('/')):]
-            current = real_root
-        pending.extend(reversed(link.split('/')))
-    return current
-
-
-def read_bytes(path):
-    """Content of ``path`` as bytes, or None when it does not exist.
-
-    Only a regular file is read: a FIFO would block the run for ever and a device could
-    be endless, so anything else is refused (opened non-blocking, checked with fstat).
-    """
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, 'O_NONBLOCK', 0))
-    except OSError as exc:
-        if exc.errno == errno.ENOENT:
-            return None
-        if exc.errno == errno.ENOTDIR:
-            raise SafeFileError('cannot read %s: %s is a file, not a folder' % (path, _file_in_the_way(path)))
-        if exc.errno == errno.EACCES:
-            raise SafeFileError('cannot read %s: permission denied; run as a user who may read it (become: true)'
-                                % path)
-        raise SafeFileError('cannot read %s: %s' % (path, exc.strerror or exc))
-    try:
-        info = os.fstat(fd)
-        if stat.S_ISDIR(info.st_mode):
-            raise SafeFileError('%s is a directory, not a file' % path)
-        if not stat.S_ISREG(info.st_mode):
-            raise SafeFileError('%s is not a regular file (%s); remove it or point the module elsewhere'
-                                % (path, _kind(info.st_mode)))
-        chunks = []
-        while True:
-            chunk = os.read(fd, 65536)
-            if not chunk:
-                return b''.join(chunks)
-            chunks.append(chunk)
-    except OSError as exc:
-        raise SafeFileError('cannot read %s: %s' % (path, exc.strerror or exc))
-    finally:
-        os.close(fd)
-
-
-def _kind(mode):
-    for test, name in ((stat.S_ISFIFO, 'a FIFO'), (stat.S_ISSOCK, 'a socket'), (stat.S_ISCHR, 'a character device'),
-                       (stat.S_ISBLK, 'a block device')):
-        if test(mode):
-            return name
-    return 'mode %o' % mode
-
-
-def _file_in_the_way(path):
-    """The component of ``path`` that exists but is not a folder (for ENOTDIR)."""
-    current = os.path.dirname(path)
-    culprit = current
-    while current and current != os.path.dirname(current):
-        if os.path.lexists(current) and not os.path.isdir(current):
-            culprit = current
-        current = os.path.dirname(current)
-    return culprit
+# One error type for every file problem: resolving (hostfiles) and writing (here).
+SafeFileError = hostfiles.HostFileError
 
 
 def make_dirs(module, path, mode=0o755):

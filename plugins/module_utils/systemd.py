@@ -1,50 +1,469 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) pep493.https contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""What systemd says about units, read from ``systemctl show`` output and unit files.
+"""systemd's own syntaxes, as pure functions: unit files (systemd.syntax(7)), quoted and
+C-escaped words, unit specifiers (systemd.unit(5)), and what ``systemctl`` prints.
 
-Pure parsers (text in, data out) plus two small look-ups: whether systemd runs here, and
-where a unit's file is. Nothing here runs a process: callers run ``systemctl`` themselves
-(module.run_command with an argument list) and hand the text over.
+Each rule follows systemd 247 (Debian bullseye), read from its source where the manual is
+silent: config_parse() for unit files, extract_first_word() for words, cunescape_one() for
+escapes, specifier_printf() for specifiers. Nothing here reads a file or runs a process.
 """
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import os
 import re
 
-from ansible_collections.pep493.https.plugins.module_utils import safe_file
-
-# Properties one `systemctl show -p ...` call asks for, for every unit at once.
-SHOW_PROPERTIES = ('Id', 'LoadState', 'ActiveState', 'FragmentPath', 'ExecStart', 'Environment')
-
-# The unit search path of the system manager, most important first (systemd.unit(5)).
-UNIT_PATHS = ('/etc/systemd/system', '/run/systemd/system', '/usr/local/lib/systemd/system',
-              '/usr/lib/systemd/system', '/lib/systemd/system')
-
-_ESCAPES = {'a': '\a', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t', 'v': '\v',
-            's': ' ', '\\': '\\', '"': '"', "'": "'", ' ': ' '}
-_OCTAL = re.compile(r'[0-7]{3}')
-_HEX = {'x': 2, 'u': 4, 'U': 8}
-_EXEC = re.compile(r'\{ path=(?P<path>.*?) ; argv\[\]=(?P<argv>.*?) ; (?:ignore_errors|flags)=')
-_PY3 = re.compile(r'^(python3(\.\d+)?[dmu]*|pypy3(\.\d+)?|platform-python3?(\.\d+)?)$')
-_PY2 = re.compile(r'^(python2(\.\d+)?[dmu]*|pypy2?(\.\d+)?)$')
-_EXEC_PREFIXES = '-@:+!'
+# systemd.unit(5) names
+SUFFIX = '.service'
+UNIT_TYPES = ('service', 'socket', 'target', 'device', 'mount', 'automount', 'swap', 'timer', 'path', 'slice',
+              'scope')
+_WHITESPACE = ' \t\n\r'
+_ESCAPES = {'a': 0x07, 'b': 0x08, 'f': 0x0c, 'n': 0x0a, 'r': 0x0d, 't': 0x09, 'v': 0x0b, '\\': 0x5c, '"': 0x22,
+            "'": 0x27, 's': 0x20}
+_HEX = '0123456789abcdefABCDEF'
+_UNIT_NAME = re.compile(r'\A[A-Za-z0-9:_.\\-]+(@[A-Za-z0-9:_.\\@-]*)?\.([a-z]+)\Z')
+_ALNUM = re.compile(r'[A-Za-z0-9]')
+_BOM = u'\ufeff'
+_SURROGATE = re.compile(u'[\ud800-\udfff]')
 
 
-def systemd_running(root=None):
-    """True when systemd is PID 1 here (sd_booted(3)) and no ``root`` redirects the files."""
-    return not root and os.path.isdir('/run/systemd/system')
+class WordError(ValueError):
+    """Text systemd refuses to split into words (an unbalanced quote, a bad escape)."""
 
+
+def _text(data):
+    if isinstance(data, bytes):
+        return data.decode('utf-8', 'replace')
+    return data
+
+
+# ---------------------------------------------------------------------------------------------
+# Unit files: config_parse()
+# ---------------------------------------------------------------------------------------------
+
+class UnitFileError(ValueError):
+    """A line that makes systemd stop reading the file (invalid UTF-8, a broken section header)."""
+
+    def __init__(self, message, line):
+        super(UnitFileError, self).__init__(message)
+        self.line = line
+
+
+def _physical_lines(data):
+    """Lines as read_line() cuts them: at \\n, \\r\\n, \\r or NUL."""
+    return re.split(b'\r\n|\n|\r|\x00', data)
+
+
+_ASSIGNMENTS = {}
+
+
+def unit_file_assignments(data):
+    """[(line, section, key, value)] of a unit file or drop-in (bytes), and the UnitFileError that
+    stopped systemd reading it (or None). Files with the same bytes (drop-ins of ours written for
+    many units alike) are parsed once."""
+    if data not in _ASSIGNMENTS:
+        if len(_ASSIGNMENTS) > 2000:
+            _ASSIGNMENTS.clear()
+        _ASSIGNMENTS[data] = _unit_file_assignments(data)
+    found, error = _ASSIGNMENTS[data]
+    return list(found), error
+
+
+def _unit_file_assignments(data):
+    """unit_file_assignments() without the memory.
+
+    As config_parse(): a line whose first non-blank character is ``#`` or ``;`` is a comment,
+    even inside a continuation; a line ending in an odd number of backslashes continues on the
+    next one (that backslash becomes a space); assignments outside a section are ignored; an
+    invalid UTF-8 line or a section header without ``]`` ends the file there.
+    """
+    found = []
+    section = None
+    continuation = None
+    lines = _physical_lines(data)
+    if lines and lines[-1] == b'':
+        lines.pop()
+    lineno = 0
+    for raw in lines:
+        lineno += 1
+        stripped = raw.lstrip(b' \t\n\r')
+        if stripped[:1] in (b'#', b';'):
+            continue
+        line = raw
+        if lineno == 1 and line.startswith(b'\xef\xbb\xbf'):
+            line = line[3:]
+        joined = continuation + line if continuation is not None else line
+        trailing = len(joined) - len(joined.rstrip(b'\\'))
+        if trailing % 2 == 1:
+            continuation = joined[:-1] + b' '
+            continue
+        continuation = None
+        try:
+            section = _parse_line(joined, lineno, section, found)
+        except UnitFileError as exc:
+            return found, exc
+    if continuation is not None:
+        try:
+            _parse_line(continuation, lineno + 1, section, found)
+        except UnitFileError as exc:
+            return found, exc
+    return found, None
+
+
+def _parse_line(raw, lineno, section, found):
+    """parse_line(): returns the current section; appends an assignment to ``found``."""
+    stripped = raw.strip(b' \t\n\r')
+    if not stripped:
+        return section
+    try:
+        line = stripped.decode('utf-8')
+    except UnicodeDecodeError:
+        raise UnitFileError('line %d is not valid UTF-8' % lineno, lineno)
+    if line.startswith('['):
+        if not line.endswith(']'):
+            raise UnitFileError('line %d: invalid section header %r' % (lineno, line), lineno)
+        return line[1:-1]
+    if section is None:
+        return section
+    key, sep, value = line.partition('=')
+    if not sep or not key.strip(_WHITESPACE):
+        return section
+    found.append((lineno, section, key.strip(_WHITESPACE), value.strip(_WHITESPACE)))
+    return section
+
+
+# ---------------------------------------------------------------------------------------------
+# Words: extract_first_word() with EXTRACT_UNQUOTE and EXTRACT_CUNESCAPE
+# ---------------------------------------------------------------------------------------------
+
+def _cunescape_one(text, index):
+    """(bytes, characters consumed) for the escape after a backslash at ``text[index]``, as
+    cunescape_one(); WordError for an escape systemd refuses."""
+    char = text[index] if index < len(text) else ''
+    if char in _ESCAPES:
+        return _byte(_ESCAPES[char]), 1
+    if char == 'x':
+        digits = text[index + 1:index + 3]
+        if len(digits) == 2 and all(d in _HEX for d in digits) and digits != '00':
+            return _byte(int(digits, 16)), 3       # a raw byte, not a code point
+        raise WordError('bad \\x escape')
+    if char in ('u', 'U'):
+        width = 4 if char == 'u' else 8
+        digits = text[index + 1:index + 1 + width]
+        if len(digits) == width and all(d in _HEX for d in digits):
+            code = int(digits, 16)
+            if code != 0 and (char == 'u' or (code < 0x110000 and not 0xd800 <= code <= 0xdfff)):
+                return _utf8(code), 1 + width
+        raise WordError('bad \\%s escape' % char)
+    if char and char in '01234567':
+        digits = text[index:index + 3]
+        if len(digits) == 3 and all(d in '01234567' for d in digits):
+            code = int(digits, 8)
+            if 0 < code <= 255:
+                return _byte(code), 3
+        raise WordError('bad octal escape')
+    raise WordError('unknown escape \\%s' % char)
+
+
+def _byte(value):
+    return bytes(bytearray([value]))
+
+
+def _utf8(code):
+    """UTF-8 bytes of ``code`` as utf8_encode_unichar() writes them (surrogates included)."""
+    if code < 0x80:
+        values = [code]
+    elif code < 0x800:
+        values = [0xc0 | (code >> 6), 0x80 | (code & 0x3f)]
+    elif code < 0x10000:
+        values = [0xe0 | (code >> 12), 0x80 | ((code >> 6) & 0x3f), 0x80 | (code & 0x3f)]
+    else:
+        values = [0xf0 | (code >> 18), 0x80 | ((code >> 12) & 0x3f), 0x80 | ((code >> 6) & 0x3f),
+                  0x80 | (code & 0x3f)]
+    return bytes(bytearray(values))
+
+
+# runs of characters with no special meaning: outside quotes, and inside each kind of quote
+_PLAIN = {None: re.compile(u'[^ \t\n\r"\'\\\\]+'), '"': re.compile(u'[^"\\\\]+'),
+          "'": re.compile(u"[^'\\\\]+")}
+_PLAIN_NO_QUOTES = re.compile(u'[^ \t\n\r\\\\]+')
+
+
+def extract_first_word(text, index=0, cunescape=True, unquote=True):
+    """(word as bytes or None at the end, index after it) of ``text`` from ``index``, as
+    extract_first_word(): quotes may appear anywhere in a word; inside and outside them a
+    backslash starts a C escape (``cunescape``) or quotes the next character. Raises
+    WordError for a word systemd refuses."""
+    length = len(text)
+    while index < length and text[index] in _WHITESPACE:
+        index += 1
+    if index >= length:
+        return None, index
+    word = []
+    quote = None
+    while index < length:
+        plain = (_PLAIN[quote] if unquote else _PLAIN_NO_QUOTES).match(text, index)
+        if plain:
+            word.append(plain.group().encode('utf-8'))
+            index = plain.end()
+            continue
+        char = text[index]
+        if quote is None and char in _WHITESPACE:
+            break
+        if char == '\\':
+            if index + 1 >= length:
+                raise WordError('a backslash at the end')
+            if cunescape:
+                piece, used = _cunescape_one(text, index + 1)
+                word.append(piece)
+                index += 1 + used
+            else:
+                word.append(text[index + 1].encode('utf-8'))
+                index += 2
+            continue
+        if quote is not None and char == quote:
+            quote = None
+        elif quote is None and char in '"\'':
+            quote = char
+        else:
+            word.append(char.encode('utf-8'))
+        index += 1
+    if quote is not None:
+        raise WordError('an unbalanced quote')
+    while index < length and text[index] in _WHITESPACE:
+        index += 1
+    return b''.join(word), index
+
+
+def extract_words(text, cunescape=True, unquote=True):
+    """Words of ``text`` (bytes each) as systemd splits them: (words, error), the words before
+    the first one systemd refuses and why it refused it (None when all were taken)."""
+    text = _text(text)
+    words = []
+    index = 0
+    while True:
+        try:
+            word, index = extract_first_word(text, index, cunescape, unquote)
+        except WordError as exc:
+            return words, str(exc)
+        if word is None:
+            return words, None
+        words.append(word)
+
+
+def decode_word(word):
+    """A word as text, or None when it is not valid UTF-8 (systemd then ignores it)."""
+    try:
+        text = word.decode('utf-8')
+    except UnicodeDecodeError:
+        return None
+    if _SURROGATE.search(text):
+        return None     # Python 2 decodes encoded surrogates; systemd's UTF-8 check refuses them
+    return text
+
+
+def split_words(text):
+    """Words of ``text`` as text (quotes removed, escapes applied), up to the first error."""
+    return [decode_word(word) or word.decode('utf-8', 'replace') for word in extract_words(text)[0]]
+
+
+# ---------------------------------------------------------------------------------------------
+# Environment names and assignments: env-util.c
+# ---------------------------------------------------------------------------------------------
+
+_ENV_NAME = re.compile(r'\A[A-Za-z_][A-Za-z0-9_]*\Z')
+
+
+def env_name_is_valid(name):
+    return bool(name) and bool(_ENV_NAME.match(name))
+
+
+def env_assignment(text):
+    """(name, value) of a valid ``NAME=value`` assignment, or None (env_assignment_is_valid())."""
+    if text is None:
+        return None
+    name, sep, value = text.partition('=')
+    if not sep or not env_name_is_valid(name):
+        return None
+    return name, value
+
+
+def parse_environment(value):
+    """The variables of an ``Environment=`` value (as systemctl prints it, or as one unit-file
+    line holds it, specifiers aside): later assignments win; invalid ones are skipped."""
+    result = {}
+    words, _error = extract_words(value or '')
+    for word in words:
+        assignment = env_assignment(decode_word(word))
+        if assignment:
+            result[assignment[0]] = assignment[1]
+    return result
+
+
+# ---------------------------------------------------------------------------------------------
+# Unit names and specifiers: unit-name.c, unit-printf.c, specifier.c
+# ---------------------------------------------------------------------------------------------
+
+_PARTS = {}
+
+
+def unit_name_parts(name):
+    """(prefix, instance or None, type) of a valid unit name, or None.
+
+    ``a@b.service`` -> ('a', 'b', 'service'); the template ``a@.service`` -> ('a', '', 'service').
+    """
+    if name not in _PARTS:
+        if len(_PARTS) > 10000:
+            _PARTS.clear()
+        _PARTS[name] = _unit_name_parts(name)
+    return _PARTS[name]
+
+
+def _unit_name_parts(name):
+    match = _UNIT_NAME.match(name or '')
+    if not match or match.group(2) not in UNIT_TYPES or len(name) > 255:
+        return None
+    stem = name[:-len(match.group(2)) - 1]
+    prefix, at, instance = stem.partition('@')
+    if not prefix:
+        return None
+    return prefix, instance if at else None, match.group(2)
+
+
+def is_template(name):
+    parts = unit_name_parts(name)
+    return bool(parts) and parts[1] == ''
+
+
+def is_instance(name):
+    parts = unit_name_parts(name)
+    return bool(parts) and bool(parts[1])
+
+
+def template_of(name):
+    """``a@.service`` for the instance ``a@b.service``, None otherwise."""
+    parts = unit_name_parts(name)
+    if not parts or not parts[1]:
+        return None
+    return '%s@.%s' % (parts[0], parts[2])
+
+
+def unescape_unit_name(text):
+    """unit_name_unescape(): ``-`` is ``/``, ``\\xNN`` a byte."""
+    out = []
+    index = 0
+    while index < len(text):
+        char = text[index]
+        if char == '-':
+            out.append(b'/')
+        elif char == '\\' and text[index + 1:index + 2] == 'x' and len(text) >= index + 4:
+            try:
+                out.append(_byte(int(text[index + 2:index + 4], 16)))
+            except ValueError:
+                return None
+            index += 4
+            continue
+        elif char == '\\':
+            return None
+        else:
+            out.append(char.encode('utf-8'))
+        index += 1
+    return decode_word(b''.join(out))
+
+
+def _unescape_path(text):
+    """unit_name_path_unescape(): "-" alone is "/", otherwise a leading "/" is added."""
+    if text in ('', '-'):
+        return '/'
+    unescaped = unescape_unit_name(text)
+    return None if unescaped is None else '/' + unescaped
+
+
+# Specifiers whose value is fixed for the system manager (systemd.unit(5), "Specifiers").
+_FIXED_SPECIFIERS = {'C': '/var/cache', 'E': '/etc', 'L': '/var/log', 'S': '/var/lib', 't': '/run', 'T': '/tmp',
+                     'V': '/var/tmp'}
+# Specifiers that depend on the host or the running manager: they cannot be told from files.
+_HOST_SPECIFIERS = 'abBHlmovwWgGuUhscrR'
+
+
+class SpecifierError(ValueError):
+    """A specifier systemd refuses (the word is then ignored), with ``host`` True when systemd
+    would know its value but it cannot be told from the files (the host name, the machine ID...)."""
+
+    def __init__(self, message, host=False):
+        super(SpecifierError, self).__init__(message)
+        self.host = host
+
+
+def expand_specifiers(text, unit):
+    """``text`` with ``%`` specifiers replaced for the unit named ``unit``, as specifier_printf().
+
+    Raises SpecifierError for an unknown specifier (systemd ignores the word) and for one that
+    depends on the host (``host`` is True).
+    """
+    if '%' not in text:
+        return text
+    prefix, instance, _type = unit_name_parts(unit) or (unit, None, 'service')
+    out = []
+    index = 0
+    while index < len(text):
+        char = text[index]
+        if char != '%':
+            out.append(char)
+            index += 1
+            continue
+        if index + 1 >= len(text):
+            out.append('%')
+            break
+        spec = text[index + 1]
+        index += 2
+        value = _specifier(spec, unit, prefix, instance)
+        if value is not None:
+            out.append(value)
+        elif spec in _HOST_SPECIFIERS:
+            raise SpecifierError('%%%s depends on the host' % spec, host=True)
+        elif _ALNUM.match(spec):
+            raise SpecifierError('unknown specifier %%%s' % spec)
+        else:
+            out.append('%' + spec)
+    return ''.join(out)
+
+
+def _specifier(spec, unit, prefix, instance):
+    if spec == '%':
+        return '%'
+    if spec in _FIXED_SPECIFIERS:
+        return _FIXED_SPECIFIERS[spec]
+    last = prefix.rsplit('-', 1)[-1] if '-' in prefix else prefix
+    plain = {'n': unit, 'N': unit[:-len(SUFFIX)] if unit.endswith(SUFFIX) else unit.rsplit('.', 1)[0],
+             'p': prefix, 'i': instance or '', 'j': last}
+    if spec in plain:
+        return plain[spec]
+    unescaped = {'P': prefix, 'I': instance or '', 'J': last}
+    if spec in unescaped:
+        value = unescape_unit_name(unescaped[spec])
+        if value is None:
+            raise SpecifierError('%%%s cannot be unescaped' % spec)
+        return value
+    if spec == 'f':
+        value = _unescape_path(instance if instance else prefix)
+        if value is None:
+            raise SpecifierError('%f cannot be unescaped')
+        return value
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# What systemctl prints
+# ---------------------------------------------------------------------------------------------
 
 def parse_show(text):
-    """The blocks of one ``systemctl show`` call for several units, in the order printed.
+    """The blocks of one ``systemctl show`` call, in the order printed.
 
-    Blocks are separated by blank lines; each line is ``Key=Value`` split at the first ``=``
-    (values may contain ``=``). A key printed several times (one ``ExecStart=`` line per
-    command) keeps all its values, joined by newlines.
+    Blocks are separated by blank lines; each line is ``Key=Value`` split at the first ``=``.
+    A key printed several times keeps all its values, joined by newlines.
     """
     blocks = []
     current = None
@@ -68,240 +487,14 @@ def parse_show(text):
     return blocks
 
 
-def _unescape(text, index):
-    """(character, next index) for the backslash escape starting at ``text[index]``."""
-    following = text[index + 1]
-    if following in _ESCAPES:
-        return _ESCAPES[following], index + 2
-    if following in _HEX:
-        digits = text[index + 2:index + 2 + _HEX[following]]
-        if len(digits) == _HEX[following] and all(c in '0123456789abcdefABCDEF' for c in digits):
-            return _chr(int(digits, 16)), index + 2 + len(digits)
-    if _OCTAL.match(text, index + 1):
-        return _chr(int(text[index + 1:index + 4], 8)), index + 4
-    return following, index + 2
-
-
-def _chr(code):
-    # systemd refuses an escape beyond U+10FFFF; here it becomes U+FFFD instead of an exception.
-    try:
-        try:
-            return unichr(code)  # noqa: F821 - Python 2
-        except NameError:
-            return chr(code)
-    except (ValueError, OverflowError):
-        return u'\ufffd'
-
-
-def split_words(text):
-    """Words as systemd's extract_first_word() cuts them with unquoting and C unescaping."""
-    words = []
-    index = 0
-    length = len(text)
-    while index < length:
-        while index < length and text[index] in ' \t\n':
-            index += 1
-        if index >= length:
-            break
-        word = []
-        quote = None
-        while index < length:
-            char = text[index]
-            if quote is None and char in ' \t\n':
-                break
-            if char == quote:
-                quote = None
-                index += 1
-            elif quote is None and char in '"\'':
-                quote = char
-                index += 1
-            elif char == '\\' and index + 1 < length:
-                char, index = _unescape(text, index)
-                word.append(char)
-            else:
-                word.append(char)
-                index += 1
-        words.append(''.join(word))
-    return words
-
-
-def parse_environment(value):
-    """The variables of an ``Environment=`` value (as ``systemctl show`` prints it, or as a
-    unit file holds it): quoted words, backslash escapes; a later assignment wins."""
-    result = {}
-    for word in split_words(value or ''):
-        name, sep, setting = word.partition('=')
-        if sep and name:
-            result[name] = setting
-    return result
-
-
-def parse_exec_start(value):
-    """The commands of an ``ExecStart=`` property as ``systemctl show`` prints it.
-
-    Each ``{ path=... ; argv[]=... ; ... }`` becomes one argv list whose first element is the
-    program systemd executes (``path``), followed by its arguments.
-    """
-    commands = []
-    for match in _EXEC.finditer(value or ''):
-        path = match.group('path')
-        argv = split_words(match.group('argv'))
-        commands.append([path] + argv[1:])
-    return commands
-
-
-def unit_file_assignments(text):
-    """(section, key, value) of every assignment in a unit file, in order.
-
-    Follows systemd.syntax(7): ``#``/``;`` comment lines, a trailing backslash joins the next
-    line (comment lines in between are skipped).
-    """
-    section = None
-    pending = None
-    for raw in text.splitlines():
-        line = raw.strip()
-        if line and line[0] in '#;':
-            continue
-        if pending is not None:
-            line = pending + ' ' + line
-            pending = None
-        elif line == '':
-            continue
-        if line.endswith('\\'):
-            pending = line[:-1]
-            continue
-        if line.startswith('[') and line.endswith(']'):
-            section = line[1:-1]
-            continue
-        key, sep, setting = line.partition('=')
-        if sep:
-            yield section, key.strip(), setting.strip()
-    if pending is not None:
-        key, sep, setting = pending.partition('=')
-        if sep:
-            yield section, key.strip(), setting.strip()
-
-
-def unit_file_exec_start(text):
-    """The argv lists of a unit file's ``[Service] ExecStart=`` lines (an empty one resets)."""
-    commands = []
-    for section, key, setting in unit_file_assignments(text):
-        if section != 'Service' or key != 'ExecStart':
-            continue
-        if setting == '':
-            commands = []
-            continue
-        words = split_words(setting)
-        if not words:
-            continue
-        prefixes = ''
-        while words[0] and words[0][0] in _EXEC_PREFIXES:
-            prefixes += words[0][0]
-            words[0] = words[0][1:]
-        if words[0] == '':
-            words = words[1:]
-        if not words:
-            continue
-        if '@' in prefixes:
-            # "@path argv0 args": path runs, argv0 is only what it sees as its name.
-            words = [words[0]] + words[2:]
-        commands.append(words)
-    return commands
-
-
-def _interpreter_kind(program):
-    name = os.path.basename(program)
-    if _PY3.match(name):
-        return True
-    if _PY2.match(name):
-        return False
-    if name == 'python':
-        return 'python'
-    return None
-
-
-def _env_command(argv):
-    """The command ``/usr/bin/env [options] [NAME=VALUE...] command ...`` runs, or []."""
-    index = 1
-    while index < len(argv):
-        arg = argv[index]
-        if arg.startswith('-S') or arg.startswith('--split-string'):
-            rest = arg[2:] if arg.startswith('-S') else arg.partition('=')[2]
-            if rest == '' and index + 1 < len(argv):
-                index += 1
-                rest = argv[index]
-            return split_words(rest) + argv[index + 1:]
-        if arg in ('-u', '--unset', '-C', '--chdir'):
-            index += 2
-            continue
-        if arg.startswith('-') or ('=' in arg and not arg.startswith('/')):
-            index += 1
-            continue
-        return argv[index:]
-    return []
-
-
-def python3_interpreter(argv, read_head=None, resolve=None, _depth=0):
-    """Whether ``argv`` runs Python 3: True, False (Python 2), or None (cannot tell).
-
-    ``argv[0]`` may be an interpreter (``python3.11``, ``platform-python``, ``pypy3``),
-    ``/usr/bin/env python3 ...``, or a script whose ``#!`` line names one of those.
-    ``read_head(path)`` returns the first bytes of a file (or None); ``resolve(path)`` the real
-    path of a bare ``python`` (a link to python2 or python3), or None.
-    """
-    if not argv or _depth > 3:
-        return None
-    program = argv[0]
-    if os.path.basename(program) == 'env':
-        return python3_interpreter(_env_command(argv), read_head, resolve, _depth + 1)
-    kind = _interpreter_kind(program)
-    if kind is True or kind is False:
-        return kind
-    if kind == 'python':
-        real = resolve(program) if resolve else None
-        kind = _interpreter_kind(real) if real else None
-        return kind if kind is True or kind is False else None
-    if read_head is None:
-        return None
-    head = read_head(program)
-    if not head or not head.startswith(b'#!'):
-        return None
-    line = head[2:].split(b'\n', 1)[0].decode('utf-8', 'replace').strip()
-    shebang = line.split(None, 1)
-    if not shebang:
-        return None
-    if os.path.basename(shebang[0]) == 'env':
-        interpreter = shebang[:1] + split_words(shebang[1]) if len(shebang) > 1 else shebang
-    else:
-        interpreter = shebang[:1]  # Linux passes the rest of the line as one argument
-    return python3_interpreter(interpreter + [program], None, resolve, _depth + 1)
-
-
-def read_head(path, size=256):
-    """The first ``size`` bytes of ``path``, or None when it cannot be read."""
-    try:
-        with open(path, 'rb') as handle:
-            return handle.read(size)
-    except (IOError, OSError):
-        return None
-
-
-def find_unit_file(unit, root=None):
-    """The real path of ``unit``'s file in the unit search path (under ``root``), or None.
-
-    An instance ``a@b.service`` without its own file uses its template ``a@.service``.
-    """
-    names = [unit]
-    stem = unit[:-len('.service')] if unit.endswith('.service') else unit
-    prefix, at, instance = stem.partition('@')
-    if at and instance:
-        names.append(prefix + '@.service')
-    for name in names:
-        for folder in UNIT_PATHS:
-            try:
-                path = safe_file.resolve_path('%s/%s' % (folder, name), root, follow=True)
-            except safe_file.SafeFileError:
-                continue
-            if os.path.isfile(path) or (path == '/dev/null' and not root):
-                return path
-    return None
+def parse_list_units(text):
+    """{unit: (load state, active state, sub state)} from ``systemctl list-units --all --plain
+    --no-legend --full --type=service`` (a status mark such as "●" before a name is skipped)."""
+    units = {}
+    for line in text.splitlines():
+        fields = line.split()
+        if fields and not fields[0].endswith(SUFFIX):
+            fields = fields[1:]
+        if len(fields) >= 4 and fields[0].endswith(SUFFIX):
+            units[fields[0]] = (fields[1], fields[2], fields[3])
+    return units

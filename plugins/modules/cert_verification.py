@@ -67,8 +67,10 @@ options:
     default: /etc/python/cert-verification.cfg
   root:
     description:
-      - A directory treated as C(/) for O(path) (image builds, chroots, tests).
-      - A symbolic link under O(root) that resolves outside it is always refused.
+      - A directory treated as C(/) for O(path) (image builds, chroots, tests), as C(chroot) would. The path
+        is walked one name at a time, an absolute symbolic link leads to its target inside O(root), C(..)
+        after a link applies to the link's target, and a C(..) that would climb above O(root) is refused.
+        Every module of the collection resolves paths this same way, for reading and for writing.
       - Interpreters are not probed under O(root).
     type: path
   create:
@@ -100,7 +102,10 @@ options:
   follow:
     description:
       - The file or its folder being a symbolic link is an error by default. With V(true) the link is
-        followed and its target written (never outside O(root)).
+        followed and its target written (never outside O(root)). A link to a folder that does not exist
+        is refused (nothing is created through it).
+      - O(path) must not end with C(/); a file larger than 16 MiB is refused as too large (it is never
+        read in part).
     type: bool
     default: false
   mode:
@@ -253,6 +258,8 @@ import socket
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.pep493.https.plugins.module_utils import cfg
 from ansible_collections.pep493.https.plugins.module_utils import history
+from ansible_collections.pep493.https.plugins.module_utils import hostfiles
+from ansible_collections.pep493.https.plugins.module_utils import plan
 from ansible_collections.pep493.https.plugins.module_utils import probe
 from ansible_collections.pep493.https.plugins.module_utils import safe_file
 
@@ -269,43 +276,6 @@ def argument_spec():
         follow=dict(type='bool', default=False),
         allow_disable=dict(type='bool', default=False),
     )
-
-
-def planned_content(module, old, path):
-    """(new content, previous value, repaired line numbers) for the requested state."""
-    params = module.params
-    wanted = params['verify'] if params['state'] == 'present' else None
-    if old is None:
-        if wanted is None:
-            return None, 'missing', []
-        if not params['create']:
-            module.fail_json(msg='%s does not exist and create=false; create it or set create=true' % path)
-        return cfg.new_cfg(wanted), 'missing', []
-    parsed = cfg.parse_cfg(old)
-    repaired = [n for n, kind, text in parsed.errors]
-    if parsed.errors:
-        if not params['repair']:
-            module.fail_json(
-                msg='%s is malformed and breaks "import ssl" for Python 2 on RHEL 7: %s. Nothing was changed; '
-                    'fix the file or set repair=true to comment those lines out (a backup is kept).'
-                    % (path, cfg.format_errors(parsed.errors, path)),
-                errors=parsed.as_dict()['errors'])
-        old = cfg.repair_cfg(old)
-    previous = 'malformed' if parsed.errors else parsed.verify
-    return cfg.render_cfg(old, wanted), previous, repaired
-
-
-def read_back_check(wanted):
-    def check(content):
-        parsed = cfg.parse_cfg(content)
-        if parsed.errors:
-            return 'the new content would be malformed: %s' % cfg.format_errors(parsed.errors)
-        if wanted is None and parsed.value is not None:
-            return 'a verify option is still in effect'
-        if wanted is not None and parsed.value != wanted:
-            return 'the new content reads back as %r, not %r' % (parsed.value, wanted)
-        return None
-    return check
 
 
 def probe_consumers(module, dest):
@@ -334,6 +304,16 @@ def restore_and_exit(module, dest, old):
     module.exit_json(**result)
 
 
+def write(module, planned, result):
+    """Back up (on request, or before a repair), then write the planned content."""
+    params = module.params
+    if planned.old is not None and (params['backup'] or planned.repaired):
+        result['backup_file'] = safe_file.backup(module, planned.path)
+    safe_file.make_dirs(module, os.path.dirname(planned.path))
+    wanted = params['verify'] if params['state'] == 'present' else None
+    safe_file.write_atomic(module, planned.path, planned.new, check=plan.cfg_read_back_check(wanted))
+
+
 def main():
     module = AnsibleModule(
         argument_spec=argument_spec(),
@@ -346,31 +326,32 @@ def main():
         module.fail_json(msg='verify=%s is not used with state=%s; remove verify or use state=present'
                              % (params['verify'], params['state']))
     try:
-        dest = safe_file.resolve_path(params['path'], params['root'], params['follow'])
-        old = safe_file.read_bytes(dest)
-    except safe_file.SafeFileError as exc:
+        files = hostfiles.HostFiles(params['root'], show_real=True)
+        if params['state'] == 'restored':
+            # a restore must work whatever the current file holds, a malformed one included
+            resolved, old = plan.locate_cfg(files, params['path'], params['follow'])
+            restore_and_exit(module, resolved.real, old)
+        planned = plan.plan_cfg(files, params['path'], params['verify'], params['state'], params['create'],
+                                params['repair'], params['follow'])
+    except hostfiles.HostFileError as exc:
         module.fail_json(msg=str(exc), path=params['path'])
-    if params['state'] == 'restored':
-        restore_and_exit(module, dest, old)
+    except plan.PlanError as exc:
+        module.fail_json(msg=str(exc), **(dict(errors=exc.errors) if exc.errors else {}))
 
-    new, previous, repaired = planned_content(module, old, dest)
-    changed = new is not None and new != old
-    result = dict(changed=changed, previous=previous, path=dest, repaired_lines=repaired,
-                  created=old is None and new is not None)
-    result['verify'] = cfg.parse_cfg(new).verify if new is not None else 'platform_default'
+    dest = planned.path
+    result = dict(changed=planned.changed, previous=planned.previous, path=dest, repaired_lines=planned.repaired,
+                  created=planned.old is None and planned.new is not None)
+    result['verify'] = cfg.parse_cfg(planned.new).verify if planned.new is not None else 'platform_default'
     diffs = []
-    if changed:
-        diffs.append(dict(before=safe_file.text_for_diff(old), after=safe_file.text_for_diff(new),
+    if planned.changed:
+        diffs.append(dict(before=safe_file.text_for_diff(planned.old), after=safe_file.text_for_diff(planned.new),
                           before_header=dest, after_header=dest))
     record = None
     try:
-        if changed and not module.check_mode:
-            safe_file.make_dirs(module, os.path.dirname(dest))
-            record = history.record_original(dest, old) if params['backup'] else None
-            if old is not None and (params['backup'] or repaired):
-                result['backup_file'] = safe_file.backup(module, dest)
-            wanted = params['verify'] if params['state'] == 'present' else None
-            safe_file.write_atomic(module, dest, new, check=read_back_check(wanted))
+        if planned.changed and not module.check_mode:
+            safe_file.make_dirs(module, os.path.dirname(planned.path))
+            record = history.record_original(planned.path, planned.old) if params['backup'] else None
+            write(module, planned, result)
     except safe_file.SafeFileError as exc:
         history.discard(record)  # the file did not change: no trace of this run
         module.fail_json(msg=str(exc), path=dest)
@@ -379,7 +360,7 @@ def main():
 
     if os.path.exists(dest):
         attr_diff = dict(before_header=dest, after_header=dest, before={}, after={})
-        file_args = safe_file.file_args_for(module, dest, default_mode='0644', exists=old is not None)
+        file_args = safe_file.file_args_for(module, dest, default_mode='0644', exists=planned.old is not None)
         result['changed'] = module.set_fs_attributes_if_different(file_args, result['changed'], diff=attr_diff)
         if attr_diff['before'] or attr_diff['after']:
             diffs.append(attr_diff)

@@ -35,10 +35,14 @@ description:
     C(systemctl daemon-reload) follows, and with O(restart) one restart of the changed units. Without
     a running systemd (image builds, chroots, containers without systemd) or with O(root), the files
     are written and no C(systemctl) command is run; RV(systemd_running) says so.
-  - The module asks systemd (one C(systemctl show) for all units) whether each unit exists and what
-    its C(ExecStart=) runs. When that is a Python 3 interpreter, or a script whose C(#!) line names
-    one, the variable has no effect (no Python 3 reads it), so the module warns and returns
-    C(effective=false) for that unit.
+  - Each unit is read from its files as systemd reads them (the same host model as
+    M(pep493.https.verification_info)), which tells whether it exists, what its C(ExecStartPre=) and C(ExecStart=)
+    commands run, and the value the unit will get once the drop-in is in place. When no command can
+    run Python 2 code with the variable (Python 3, C(python -E), an C(env) wrapper that removes it), the
+    drop-in has no effect, so the module warns and returns C(effective=false); when another setting
+    (a later drop-in, an C(EnvironmentFile=), C(UnsetEnvironment=)) decides the value, it warns too.
+  - When systemd runs, one C(systemctl list-units) tells which units are loaded and running, whatever
+    their number.
   - It warns on every O(verify=false) (insecure) and on every exception already past its O(expires) date.
 author:
   - pep493.https maintainers (!UNKNOWN)
@@ -131,7 +135,9 @@ options:
       - A directory treated as C(/) for O(unit_dir) (image builds, chroots, tests). Implies no
         C(systemctl) command at all; whether units exist and what they run is then read from the unit
         files under O(root).
-      - A symbolic link under O(root) that resolves outside it is always refused.
+      - Paths are resolved as C(chroot) would (an absolute symbolic link leads inside O(root), a C(..) that
+        would climb above it is refused), as every module of the collection resolves them. The drop-in
+        file and its C(.d) folder are never symbolic links; the module refuses them.
     type: path
   daemon_reload:
     description:
@@ -154,7 +160,7 @@ extends_documentation_fragment:
 attributes:
   check_mode:
     support: full
-    details: Nothing is written and no C(systemctl) command other than C(systemctl show) is run; the result says what would be done.
+    details: Nothing is written and no C(systemctl) command other than C(systemctl list-units) is run; the result says what would be done.
   diff_mode:
     support: full
     details: A before/after diff for every drop-in created, changed or removed.
@@ -259,16 +265,25 @@ services:
       type: str
     unit_known:
       description:
-        - Whether the unit exists (systemd has loaded it; for templates, under O(root) and without a running
-          systemd, whether its unit file is in the unit search path).
+        - Whether the unit exists - its file is in the unit search path (under O(root) too), or systemd has it
+          loaded. An instance counts when its template exists.
       type: bool
     effective:
       description:
-        - V(false) when every C(ExecStart=) command of the unit is Python 3 (which ignores the variable),
-          V(true) when one is Python 2, null when that cannot be told (unknown unit, shell wrapper, binary).
+        - Whether the variable can reach Python 2 code in the unit, by the same rule as
+          RV(pep493.https.verification_info#module:services[].effective) - every C(ExecStartPre=) and
+          C(ExecStart=) command counts, followed through C(env) wrappers, C(#!) lines and Python's own options.
+        - V(true) when one runs Python 2 code with it, V(false) when none does (Python 3, C(-E), C(env -u),
+          a masked unit), null when that cannot be told (unknown unit, shell wrapper, binary).
       type: bool
+    effect:
+      description:
+        - Why RV(services[].effective) is what it is - V(python2), V(python3), V(ignore-environment),
+          V(env-unset), V(env-override), V(masked), V(cannot-start), V(not-loaded), V(no-command) or V(unknown).
+      type: str
+      sample: python2
     exec_start:
-      description: The C(ExecStart=) commands looked at, as argument lists.
+      description: The C(ExecStartPre=) and C(ExecStart=) commands looked at, in order, as argument lists.
       type: list
       elements: list
 removed:
@@ -312,17 +327,14 @@ diff:
 '''
 
 import os
-import stat
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.pep493.https.plugins.module_utils import dropin
-from ansible_collections.pep493.https.plugins.module_utils import policy
+from ansible_collections.pep493.https.plugins.module_utils import hostfiles
+from ansible_collections.pep493.https.plugins.module_utils import plan
+from ansible_collections.pep493.https.plugins.module_utils import runtime
 from ansible_collections.pep493.https.plugins.module_utils import safe_file
-from ansible_collections.pep493.https.plugins.module_utils import systemd
-
-FILE_MODE = 0o644
-FOLDER_MODE = 0o755
-RUNNING_STATES = ('active', 'activating', 'reloading', 'deactivating')
+from ansible_collections.pep493.https.plugins.module_utils import service_changes
 
 
 def argument_spec():
@@ -349,269 +361,6 @@ def argument_spec():
     )
 
 
-def requested_items(params):
-    """(label, item) pairs with the top-level defaults applied to ``services`` items."""
-    if params['services'] is None:
-        return [('name', dict(name=params['name'], state=params['state'], verify=params['verify'],
-                              reason=params['reason'], expires=params['expires'], own=True))]
-    pairs = []
-    for index, raw in enumerate(params['services']):
-        state = raw.get('state') or params['state']
-        item = dict(name=raw.get('name'), state=state, own=False)
-        for key in ('verify', 'reason', 'expires'):
-            own = raw.get(key)
-            item[key] = own if own is not None or state == 'absent' else params[key]
-            item['own'] = item['own'] or (own is not None and state == 'absent')
-        pairs.append(('services[%d]' % index, item))
-    return pairs
-
-
-def validate_items(params):
-    """Validated items, or the list of every problem found (nothing is written then)."""
-    items = []
-    errors = []
-    seen = {}
-    for label, raw in requested_items(params):
-        try:
-            unit = dropin.validate_unit_name(raw['name'])
-        except dropin.UnitNameError as exc:
-            errors.append('%s: %s' % (label, exc))
-            continue
-        if unit in seen:
-            errors.append('%s: %s is already given in %s; list each service once' % (label, unit, seen[unit]))
-            continue
-        seen[unit] = label
-        item = dict(label=label, name=unit, state=raw['state'], verify=None, reason=None, expires=None)
-        if raw['state'] == 'absent':
-            if raw['own'] and any(raw[key] is not None for key in ('verify', 'reason', 'expires')):
-                errors.append('%s (%s): verify, reason and expires are not used with state=absent; remove them'
-                              % (label, unit))
-            items.append(item)
-            continue
-        if raw['verify'] is None:
-            errors.append('%s (%s): verify is required with state=present (false: PYTHONHTTPSVERIFY=0, '
-                          'true: PYTHONHTTPSVERIFY=1)' % (label, unit))
-        item['verify'] = raw['verify']
-        try:
-            item['reason'] = dropin.validate_reason(raw['reason'])
-            item['expires'] = dropin.validate_expires(raw['expires'])
-        except dropin.DropinValueError as exc:
-            errors.append('%s (%s): %s' % (label, unit, exc))
-        items.append(item)
-    return items, errors
-
-
-def read_back_check(expected):
-    def check(content):
-        parsed = dropin.parse_dropin(content)
-        if parsed is None:
-            return 'the marker line is missing'
-        if parsed != expected:
-            return 'it reads back as %r, not %r' % (parsed, expected)
-        return None
-    return check
-
-
-def plan_file(module, item, unit_dir, dropin_name, root, errors):
-    """Add path, old/new content and action to ``item``; foreign files go to ``errors``."""
-    try:
-        path = safe_file.resolve_path(dropin.dropin_path(unit_dir, item['name'], dropin_name), root)
-        old = safe_file.read_bytes(path)
-    except safe_file.SafeFileError as exc:
-        # resolve_path's hint names an option this module does not have.
-        errors.append('%s (%s): %s' % (item['label'], item['name'], str(exc).split('; set follow=true', 1)[0]))
-        return
-    item.update(path=path, old=old, new=None, old_mode=None, old_owner=None)
-    current = dropin.parse_dropin(old)
-    if old is not None and current is None:
-        errors.append('%s (%s): %s exists but is not managed by this module (no marker line "%s"); it was left '
-                      'alone. Move it away, or choose another dropin_name'
-                      % (item['label'], item['name'], path, dropin.MARKER))
-        return
-    if item['state'] == 'absent':
-        item['action'] = 'removed' if old is not None else 'unchanged'
-        if current is not None:
-            item.update(reason=current['reason'], expires=current['expires'])
-        return
-    new = dropin.render_dropin(item['verify'], item['reason'], item['expires'])
-    item['new'] = new
-    if old is not None:
-        info = os.stat(path)
-        item['old_mode'] = stat.S_IMODE(info.st_mode)
-        item['old_owner'] = (info.st_uid, info.st_gid)
-    if old is None:
-        item['action'] = 'created'
-    elif old != new or item['old_mode'] != FILE_MODE or foreign_owner(item):
-        item['action'] = 'updated'
-    else:
-        item['action'] = 'unchanged'
-
-
-def find_exclusive_removals(unit_dir, dropin_name, root, keep):
-    """Items for the drop-ins of ours in ``unit_dir`` of units not in ``keep``."""
-    try:
-        folder = safe_file.resolve_path(unit_dir, root, follow=True)
-        names = sorted(os.listdir(folder)) if os.path.isdir(folder) else []
-    except (OSError, safe_file.SafeFileError) as exc:
-        raise safe_file.SafeFileError('exclusive: cannot list %s: %s' % (unit_dir, getattr(exc, 'strerror', exc)))
-    ours = {}
-    for entry in names:
-        unit = dropin.unit_from_dropin_folder(entry)
-        if unit is None or not os.path.isdir(os.path.join(folder, entry)) or os.path.islink(os.path.join(folder, entry)):
-            continue
-        try:
-            path = safe_file.resolve_path(dropin.dropin_path(unit_dir, unit, dropin_name), root)
-            old = safe_file.read_bytes(path)
-        except safe_file.SafeFileError:
-            continue  # a link or unreadable file is not a drop-in of ours to remove
-        parsed = dropin.parse_dropin(old)
-        if parsed is not None:
-            ours[unit] = (path, old, parsed)
-    removals = []
-    for unit in dropin.exclusive_removals(ours, keep):
-        path, old, parsed = ours[unit]
-        removals.append(dict(label='exclusive', name=unit, state='absent', path=path, old=old, new=None,
-                             old_mode=None, action='removed', verify=None,
-                             reason=parsed['reason'], expires=parsed['expires']))
-    return removals
-
-
-def query_systemd(module, systemctl, units):
-    """{unit: show block} from one ``systemctl show`` for all non-template ``units``."""
-    wanted = [unit for unit in units if not dropin.is_template(unit)]
-    if not wanted or systemctl is None:
-        return {}
-    args = [systemctl, 'show', '-p', ','.join(systemd.SHOW_PROPERTIES), '--'] + wanted
-    rc, out, err = module.run_command(args)
-    blocks = systemd.parse_show(out or '')
-    if rc != 0 or len(blocks) != len(wanted):
-        module.warn('systemctl show for %s failed (exit %s: %s); whether those units exist and what they run is '
-                    'read from their unit files instead' % (', '.join(wanted), rc, (err or '').strip()))
-        by_id = dict((block.get('Id'), block) for block in blocks)
-        return dict((unit, by_id[unit]) for unit in wanted if unit in by_id)
-    return dict(zip(wanted, blocks))
-
-
-def host_readers(root):
-    """(read_head, resolve) that look at files under ``root`` (never outside it)."""
-    def inside(path):
-        try:
-            return safe_file.resolve_path(path, root, follow=True)
-        except safe_file.SafeFileError:
-            return None
-
-    def read_head(path):
-        real = inside(path) if path.startswith('/') else None
-        return systemd.read_head(real) if real else None
-
-    def resolve(path):
-        return inside(path) if path.startswith('/') else None
-    return read_head, resolve
-
-
-def describe_unit(item, block, root, readers):
-    """unit_known, exec_start and effective for ``item`` from systemd or its unit file."""
-    commands = []
-    if block is not None:
-        item['unit_known'] = block.get('LoadState', 'not-found') not in ('not-found', '')
-        commands = systemd.parse_exec_start(block.get('ExecStart', ''))
-        item['active_state'] = block.get('ActiveState')
-        item['environment'] = systemd.parse_environment(block.get('Environment', ''))
-    else:
-        unit_file = systemd.find_unit_file(item['name'], root)
-        item['unit_known'] = unit_file is not None
-        content = safe_file.read_bytes(unit_file) if unit_file and unit_file != '/dev/null' else None
-        if content:
-            commands = systemd.unit_file_exec_start(content.decode('utf-8', 'replace'))
-    item['exec_start'] = commands
-    answers = [systemd.python3_interpreter(argv, read_head=readers[0], resolve=readers[1]) for argv in commands]
-    if any(answer is False for answer in answers):
-        item['effective'] = True
-    elif answers and all(answer is True for answer in answers):
-        item['effective'] = False
-    else:
-        item['effective'] = None
-
-
-def apply_changes(module, changes, dropin_name):
-    for item in changes:
-        folder = os.path.dirname(item['path'])
-        if item['new'] is not None:
-            expected = dict(verify=item['verify'], value='1' if item['verify'] else '0',
-                            reason=item['reason'], expires=item['expires'])
-            if item['new'] != item['old'] and not module.check_mode:
-                safe_file.make_dirs(module, folder, FOLDER_MODE)
-                safe_file.write_atomic(module, item['path'], item['new'], check=read_back_check(expected),
-                                       mode=FILE_MODE)
-            if item['old_mode'] not in (None, FILE_MODE) and not module.check_mode:
-                try:
-                    os.chmod(item['path'], FILE_MODE)
-                except OSError as exc:
-                    raise safe_file.SafeFileError('cannot set mode %04o on %s: %s'
-                                                  % (FILE_MODE, item['path'], exc.strerror))
-            if foreign_owner(item) and not module.check_mode:
-                try:
-                    os.chown(item['path'], 0, 0)
-                except OSError as exc:
-                    raise safe_file.SafeFileError('cannot give %s to root:root: %s' % (item['path'], exc.strerror))
-        else:
-            safe_file.remove_file(module, item['path'])
-            item['folder_removed'] = safe_file.remove_empty_dir(module, folder, ignore=(dropin_name,))
-        item['applied'] = True
-
-
-def foreign_owner(item):
-    """A drop-in of ours owned by someone else while we run as root: that user could add ExecStart=."""
-    return os.geteuid() == 0 and item.get('old_owner') not in (None, (0, 0))
-
-
-def file_diff(item):
-    before_header = item['path']
-    if item['old_mode'] not in (None, FILE_MODE):
-        before_header = '%s (mode %04o, becomes %04o)' % (item['path'], item['old_mode'], FILE_MODE)
-    if foreign_owner(item):
-        before_header += ' (owner %d:%d, becomes root:root)' % item['old_owner']
-    return dict(before=safe_file.text_for_diff(item['old']), after=safe_file.text_for_diff(item['new']),
-                before_header=before_header, after_header=item['path'] if item['new'] is not None else '/dev/null')
-
-
-def public(item):
-    expires = item.get('expires')
-    result = dict(name=item['name'], path=item['path'], state=item['state'], verify=item['verify'],
-                  reason=item['reason'], expires=expires.isoformat() if hasattr(expires, 'isoformat') else expires,
-                  expired=item['state'] == 'present' and dropin.is_expired(expires, policy.today()),
-                  action=item['action'])
-    for key in ('unit_known', 'effective', 'exec_start'):
-        if key in item:
-            result[key] = item[key]
-    return result
-
-
-def warn_about(module, item, public_item):
-    if item['state'] != 'present':
-        return
-    name = item['name']
-    if item['verify'] is False:
-        module.warn('%s: PYTHONHTTPSVERIFY=0 turns HTTPS certificate verification off for the Python 2 code of '
-                    'this service (insecure)%s%s.'
-                    % (name, '; reason: %s' % item['reason'] if item['reason'] else '; no reason given',
-                       '; expires %s' % public_item['expires'] if item['expires'] else '; no expiry date'))
-    if public_item['expired']:
-        module.warn('%s: the exception expired on %s (reason: %s); renew it with a later expires or remove it '
-                    '(state=absent).' % (name, public_item['expires'], item['reason'] or 'none given'))
-    if item.get('effective') is False:
-        module.warn('%s runs Python 3 (ExecStart=%s): PYTHONHTTPSVERIFY has no effect on Python 3, so this drop-in '
-                    'changes nothing (effective=false).'
-                    % (name, ' ; '.join(' '.join(argv) for argv in item['exec_start'])))
-    environment = item.get('environment')
-    wanted = '1' if item['verify'] else '0'
-    if item['action'] == 'unchanged' and environment is not None and item.get('unit_known') \
-            and environment.get(dropin.VARIABLE) != wanted:
-        module.warn('%s: systemd reports PYTHONHTTPSVERIFY=%s, not %s: another drop-in sorting after %s sets it, '
-                    'or a daemon-reload is pending.'
-                    % (name, environment.get(dropin.VARIABLE, '(unset)'), wanted, os.path.basename(item['path'])))
-
-
 def run_systemctl(module, systemctl, args, done, result):
     rc, out, err = module.run_command([systemctl] + args)
     if rc != 0:
@@ -629,64 +378,41 @@ def main():
         required_one_of=[('name', 'services')],
     )
     params = module.params
-    root = params['root']
-    errors = []
-    if params['exclusive'] and params['services'] is None:
-        errors.append('exclusive=true needs services (the complete list of units to keep)')
+    euid = os.geteuid()
+    found, dropin_name, errors = service_changes.validate(params)
+    if errors:
+        module.fail_json(msg='Nothing was changed: %s' % '; '.join(errors), errors=errors)
     try:
-        dropin_name = dropin.validate_dropin_name(params['dropin_name'])
-    except dropin.DropinValueError as exc:
-        errors.append(str(exc))
-        dropin_name = None
-    if not params['unit_dir'].startswith('/'):
-        errors.append('unit_dir %s must be an absolute path' % dropin.show(params['unit_dir']))
-    items, item_errors = validate_items(params)
-    errors.extend(item_errors)
-    if errors:
-        module.fail_json(msg='Nothing was changed: %s' % '; '.join(errors), errors=errors)
+        files = hostfiles.HostFiles(params['root'], show_real=True)
+        plans, removals = plan.plan_dropins(files, params['unit_dir'], dropin_name, found, params['exclusive'], euid)
+    except hostfiles.HostFileError as exc:
+        module.fail_json(msg='Nothing was changed: %s' % exc)
+    except plan.PlanError as exc:
+        module.fail_json(msg=str(exc), errors=exc.errors)
 
-    unit_dir = params['unit_dir']
-    for item in items:
-        plan_file(module, item, unit_dir, dropin_name, root, errors)
-    removals = []
-    if params['exclusive'] and not errors:
-        try:
-            removals = find_exclusive_removals(unit_dir, dropin_name, root, [item['name'] for item in items])
-        except safe_file.SafeFileError as exc:
-            errors.append(str(exc))
-    if errors:
-        module.fail_json(msg='Nothing was changed: %s' % '; '.join(errors), errors=errors)
-
-    running = systemd.systemd_running(root)
+    running = runtime.systemd_running(params['root'])
     systemctl = module.get_bin_path('systemctl') if running else None
     if running and systemctl is None:
         module.warn('systemd runs here but systemctl is not in PATH: no daemon-reload or restart is possible')
-    everything = items + removals
-    blocks = query_systemd(module, systemctl, [item['name'] for item in everything]) if systemctl else {}
-    readers = host_readers(root)
-    try:
-        for item in everything:
-            describe_unit(item, blocks.get(item['name']), root, readers)
-    except safe_file.SafeFileError as exc:
-        module.fail_json(msg='Nothing was changed: %s' % exc)
+    everything = plans + removals
+    loaded = service_changes.loaded_units(module, systemctl) if systemctl else None
+    described = service_changes.describe(params['root'], everything, loaded)
 
-    changes = [item for item in everything if item['action'] != 'unchanged']
+    changes = [item for item in everything if item.changed]
+    done = []
     try:
-        apply_changes(module, changes, dropin_name)
+        service_changes.apply(module, changes, dropin_name, euid, done)
     except safe_file.SafeFileError as exc:
-        done = [item['name'] for item in changes if item.get('applied')]
-        module.fail_json(msg='%s; drop-ins written or removed before the error: %s'
-                             % (exc, ', '.join(done) or 'none'))
+        module.fail_json(msg='%s; drop-ins written or removed before the error: %s' % (exc, ', '.join(done) or 'none'))
 
-    result = dict(changed=bool(changes), systemd_running=running, reloaded=False, restarted=[],
-                  pending_restart=[])
-    result['services'] = [public(item) for item in items]
-    result['removed'] = [public(item) for item in removals]
+    result = dict(changed=bool(changes), systemd_running=running, reloaded=False, restarted=[], pending_restart=[],
+                  services=[service_changes.public(item, described.get(item.name)) for item in plans],
+                  removed=[service_changes.public(item, described.get(item.name)) for item in removals])
     for item, shown in zip(everything, result['services'] + result['removed']):
-        warn_about(module, item, shown)
+        for warning in service_changes.warnings(item, shown, described.get(item.name)):
+            module.warn(warning)
 
-    changed_units = [item['name'] for item in changes]
-    runnable = [item for item in changes if not dropin.is_template(item['name']) and item.get('unit_known')]
+    changed_units = [item.name for item in changes]
     if changes and systemctl:
         if params['daemon_reload']:
             if not module.check_mode:
@@ -695,27 +421,13 @@ def main():
         elif params['restart'] != 'never':
             module.warn('restart without daemon_reload: systemd restarts the units with the drop-ins it loaded '
                         'before this run')
-        if params['restart'] == 'try-restart':
-            result['restarted'] = [item['name'] for item in runnable if item.get('active_state') in RUNNING_STATES]
-        elif params['restart'] == 'restart':
-            result['restarted'] = [item['name'] for item in runnable]
+        result['restarted'], result['pending_restart'] = service_changes.restarts(params, changes, described)
         if result['restarted'] and not module.check_mode:
             run_systemctl(module, systemctl, [params['restart'], '--'] + result['restarted'], ', '.join(changed_units),
                           result)
-        result['pending_restart'] = [item['name'] for item in runnable if item.get('active_state') in RUNNING_STATES
-                                     and item['name'] not in result['restarted']]
-
     if module._diff and changes:
-        result['diff'] = [file_diff(item) for item in changes]
-    verb = 'would be ' if module.check_mode else ''
-    if not changes:
-        result['msg'] = 'All drop-ins are as requested.'
-    elif running:
-        result['msg'] = '%d drop-in(s) %schanged: %s.' % (len(changes), verb, ', '.join(changed_units))
-    else:
-        result['msg'] = ('%d drop-in(s) %schanged: %s. systemd is not running here%s: no daemon-reload or restart '
-                         'was attempted.' % (len(changes), verb, ', '.join(changed_units),
-                                             ' (root is set)' if root else ''))
+        result['diff'] = [service_changes.file_diff(item, euid) for item in changes]
+    result['msg'] = service_changes.message(changes, running, params['root'], module.check_mode)
     module.exit_json(**result)
 
 

@@ -35,6 +35,8 @@ description:
   - Nothing here fails because of what it finds. A missing systemd, no Python 2, a malformed cfg
     file, an unreadable process environment or a dangling drop-in folder are reported in the
     result.
+  - Every file is read whole or not at all. A FIFO, socket or device where a file should be is
+    reported, never read (it could block); a file larger than 16 MiB is reported as too large.
 author:
   - pep493.https maintainers (!UNKNOWN)
 options:
@@ -48,7 +50,9 @@ options:
       - A directory treated as C(/) for every file read (image builds, chroots, tests).
       - Under O(root) only files are read - no interpreter is probed, C(systemctl) is not called and
         no process is looked at - so services are reported from their unit files and drop-ins.
-      - A symbolic link under O(root) that resolves outside it is not followed; it is reported.
+      - Paths are resolved as C(chroot) would, the same way the writing modules resolve them. An absolute
+        symbolic link leads to its target inside O(root); a link whose C(..) would climb above O(root) is
+        not followed, it is reported in RV(scan_errors).
     type: path
   interpreters:
     description:
@@ -71,6 +75,70 @@ options:
         RV(interpreters) is empty and RV(summary.host_default) is null.
     type: bool
     default: true
+  planned:
+    description:
+      - Report on the host as it will be once M(pep493.https.cert_verification) and
+        M(pep493.https.service_verification) have applied these settings, without writing anything
+        (the audit of a plan). The planned files are built by the same code as those modules write
+        them, and put in place of the files on disk in the model.
+      - Drop-ins are taken as written and followed by C(daemon-reload) (what
+        M(pep493.https.service_verification) does when it changes one) and by no restart, so a running
+        process whose environment would change is reported with RV(services[].pending_restart).
+      - Interpreters that read the cfg file are reported with the verification the planned value gives
+        them (V(enable) true, V(disable) false, anything else null); they are not run again.
+      - A plan M(pep493.https.service_verification) would refuse (a bad unit name, a foreign file where the
+        drop-in goes) makes this module fail with that module's message; one M(pep493.https.cert_verification)
+        would refuse (a malformed cfg file without O(planned.repair)) is reported in RV(scan_errors).
+    type: dict
+    suboptions:
+      verify:
+        description: The O(pep493.https.cert_verification#module:verify) it will set; omitted, the cfg file stays as it is.
+        type: str
+        choices: [enable, disable, platform_default]
+      cfg_state:
+        description: The O(pep493.https.cert_verification#module:state) of the cfg file.
+        type: str
+        choices: [present, absent]
+        default: present
+      repair:
+        description: As O(pep493.https.cert_verification#module:repair).
+        type: bool
+        default: false
+      exceptions:
+        description: The O(pep493.https.service_verification#module:services) it will be given.
+        type: list
+        elements: dict
+        default: []
+        suboptions:
+          name:
+            description: The service.
+            type: str
+            required: true
+          verify:
+            description: V(false) for C(PYTHONHTTPSVERIFY=0), V(true) for C(=1); required unless O(planned.exceptions[].state=absent).
+            type: bool
+          state:
+            description: V(present) (default) or V(absent).
+            type: str
+            choices: [present, absent]
+          reason:
+            description: The reason written into the drop-in.
+            type: str
+          expires:
+            description: The expiry date, C(YYYY-MM-DD).
+            type: str
+      exclusive:
+        description: As O(pep493.https.service_verification#module:exclusive).
+        type: bool
+        default: false
+      dropin_name:
+        description: As O(pep493.https.service_verification#module:dropin_name).
+        type: str
+        default: zz-pep493-https.conf
+      unit_dir:
+        description: As O(pep493.https.service_verification#module:unit_dir).
+        type: path
+        default: /etc/systemd/system
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
 attributes:
@@ -118,6 +186,18 @@ EXAMPLES = r'''
 - name: Audit an image tree before it ships (files only)
   pep493.https.verification_info:
     root: /var/tmp/image-root  # the unpacked image: this folder must exist
+
+- name: What the host will look like once the policy is applied (nothing is written)
+  pep493.https.verification_info:
+    planned:
+      verify: enable
+      exceptions:
+        - name: ambari-agent
+          verify: false
+          reason: "CHG-1234: self-signed Ambari server"
+          expires: "2030-09-30"
+      exclusive: true
+  register: planned
 
 - name: Include an interpreter outside the usual places
   pep493.https.verification_info:
@@ -172,6 +252,7 @@ config:
         - What RHEL 7's Python acts on - V(enable), V(disable), V(platform_default) (also for an
           unknown value, a missing section or option, or an unreadable file), V(missing) (no file),
           or V(malformed) (the file makes C(import ssl) raise).
+        - Null when it cannot be told (the file is larger than 16 MiB and was not read; RV(config.error) says so).
       type: str
       sample: platform_default
     value:
@@ -247,8 +328,14 @@ interpreters:
       sample: null
 services:
   description:
-    - Every service whose configuration mentions C(PYTHONHTTPSVERIFY), sorted by unit name.
-    - Under O(root), or without systemd, the systemd fields are null and the value is read from the files.
+    - Every service whose configuration mentions C(PYTHONHTTPSVERIFY) (its unit file, a drop-in, an
+      environment file it reads), every one whose value cannot be told, and every running one whose main
+      process has a value its unit no longer gives; sorted by unit name. An alias and its unit are one
+      service (by the unit's own name); a unit that has no file of its own, only a drop-in meant for all
+      services, is not one.
+    - Everything is computed from the unit files as systemd reads them (search path, drop-ins, templates,
+      aliases, masks) and from the environment rules of systemd.exec(5); systemd, when it runs, adds what
+      is running (states, processes). Under O(root), or without systemd, those fields are null.
   returned: always
   type: list
   elements: dict
@@ -260,7 +347,9 @@ services:
       type: str
       sample: legacy-app.service
     load_state:
-      description: systemd's LoadState (V(loaded), V(not-found), V(masked), ...), null without systemd.
+      description:
+        - systemd's LoadState when it has loaded the unit (V(loaded), V(not-found), V(masked), ...), otherwise
+          what the unit files give (V(loaded), V(masked), V(not-found), V(error) for a unit file that cannot be read).
       type: str
     active_state:
       description: systemd's ActiveState (V(active), V(inactive), V(failed), ...), null without systemd.
@@ -278,11 +367,20 @@ services:
       elements: str
     value:
       description:
-        - The C(PYTHONHTTPSVERIFY) value a process of this unit gets when it starts now, null when unset.
-        - systemd's own view (C(systemctl show -p Environment)), overridden by C(EnvironmentFile=)
-          files, falling back to the manager's environment.
+        - The C(PYTHONHTTPSVERIFY) value a process of this unit gets when it starts, from its files as systemd
+          reads them (when RV(services[].needs_daemon_reload) is true, once systemd has reloaded them). The
+          manager's environment comes first, then C(PassEnvironment=), C(Environment=), C(EnvironmentFile=) (globs,
+          optional files, systemd's own file syntax), C(UnsetEnvironment=) last.
+        - Null when unset, when the unit is masked or cannot start (RV(services[].errors) says why), and when it
+          cannot be told (RV(services[].value_known) is false).
       type: str
       sample: '0'
+    value_known:
+      description:
+        - False when the value cannot be told from what can be read, for example C(PassEnvironment=) of a variable in
+          PID 1's own environment under O(root), a host-dependent specifier such as C(%H), a C(PAMName=) session
+          whose pam_env files set the variable. RV(services[].errors) says which.
+      type: bool
     verify:
       description: Whether Python 2 in this service verifies because of the value (false only for C(0)); null when unset (the host default applies).
       type: bool
@@ -291,7 +389,11 @@ services:
       type: str
       sample: /etc/systemd/system/legacy-app.service.d/zz-pep493-https.conf
     source_kind:
-      description: V(dropin), V(unit), V(environment_file), V(manager), or null.
+      description:
+        - V(dropin), V(unit), V(environment_file), V(manager) (the manager's environment),
+          V(pass_environment) (PID 1's environment through C(PassEnvironment=); RV(services[].source) is the
+          unit file that passes it), V(unset_environment) (C(UnsetEnvironment=) in RV(services[].source)
+          removes it), or null.
       type: str
     managed:
       description: Whether a drop-in of M(pep493.https.service_verification) (recognised by its marker line) applies.
@@ -316,10 +418,15 @@ services:
       description: Whether that date has passed (an exception is valid through its expiry day).
       type: bool
     needs_daemon_reload:
-      description: Whether the unit's files changed since systemd read them (NeedDaemonReload); null without systemd.
+      description:
+        - Whether the unit's files or drop-in folders changed since systemd last loaded the units (their
+          modification time is later than the manager's last load); null without systemd or when that time
+          cannot be read.
       type: bool
     main_pid:
-      description: The running main process, or null.
+      description:
+        - The running main process, or null. Read from the process tree (the one process of the service's
+          cgroup whose parent is outside it); systemd is asked only when that does not tell.
       type: int
     running_value:
       description: C(PYTHONHTTPSVERIFY) in the main process's environment, null when unset or not running.
@@ -328,20 +435,39 @@ services:
       description: Why the main process's environment could not be read, or null.
       type: str
     pending_restart:
-      description: Whether the running main process does not have the value the unit now gives (restart it); null when its environment could not be read.
+      description:
+        - Whether the running main process does not have the value a restart would give it (the unit's value,
+          as an C(env) wrapper in C(ExecStart=) changes it); null when its environment could not be read or
+          the value cannot be told.
       type: bool
     executable:
       description: The program of the first C(ExecStart=) command, or null.
       type: str
       sample: /usr/bin/python2.7
     python3:
-      description: Whether that command runs Python 3 (directly, through C(env), or by its C(#!) line); null when it cannot be told.
+      description:
+        - True when every C(ExecStartPre=) and C(ExecStart=) command runs Python 3, false when one runs Python 2
+          (directly, through C(env), or by its C(#!) line), null otherwise.
       type: bool
     effective:
-      description: Whether the variable can have an effect on this service (false for Python 3); null when it cannot be told.
+      description:
+        - Whether the variable can reach Python 2 code in this service - the same rule as
+          M(pep493.https.service_verification) uses. Every C(ExecStartPre=) and C(ExecStart=) command counts,
+          followed through C(env) wrappers (C(-i), C(-u), C(NAME=value), C(-S)), C(#!) lines and Python's
+          own options (C(-E), also in C(-Es); Python 2 refuses C(-I)).
+        - False for Python 3, C(python -E), an C(env) wrapper that removes or replaces the variable, a masked
+          unit or one systemd cannot start; null when it cannot be told (a shell, a binary, an unreadable script).
       type: bool
+    effect:
+      description:
+        - Why RV(services[].effective) is what it is - V(python2), V(python3), V(ignore-environment),
+          V(env-unset), V(env-override), V(masked), V(cannot-start), V(not-loaded), V(no-command) or V(unknown).
+      type: str
+      sample: python2
     errors:
-      description: Problems met reading this unit's configuration (for example a missing C(EnvironmentFile=)).
+      description:
+        - Problems met reading this unit's configuration (for example a missing C(EnvironmentFile=), which keeps
+          systemd from starting it), and why the value cannot be told.
       type: list
       elements: str
 global:
@@ -415,6 +541,24 @@ summary:
       type: list
       elements: str
       sample: ["legacy-app.service: the exception expired on 2026-01-31; remove it or renew it with a new date."]
+planned:
+  description: Whether this is the report of the planned state (O(planned) was given).
+  returned: always
+  type: bool
+  sample: false
+planned_changes:
+  description: The files O(planned) would create, update or remove (empty without O(planned)).
+  returned: always
+  type: list
+  elements: dict
+  contains:
+    path:
+      description: The file, as the host sees it (without O(root)).
+      type: str
+    action:
+      description: V(created), V(updated) or V(removed).
+      type: str
+  sample: [{"path": "/etc/systemd/system/ambari-agent.service.d/zz-pep493-https.conf", "action": "created"}]
 scan_errors:
   description: Parts of the host that could not be read or asked (the report is complete otherwise).
   returned: always
@@ -430,120 +574,64 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.pep493.https.plugins.module_utils import audit
 from ansible_collections.pep493.https.plugins.module_utils import cfg
 from ansible_collections.pep493.https.plugins.module_utils import dropin
+from ansible_collections.pep493.https.plugins.module_utils import plan
 from ansible_collections.pep493.https.plugins.module_utils import policy
 from ansible_collections.pep493.https.plugins.module_utils import probe
-from ansible_collections.pep493.https.plugins.module_utils import systemd
 
 
 def argument_spec():
+    exception = dict(
+        name=dict(type='str', required=True),
+        verify=dict(type='bool'),
+        state=dict(type='str', choices=['present', 'absent']),
+        reason=dict(type='str'),
+        expires=dict(type='str'),
+    )
+    planned = dict(
+        verify=dict(type='str', choices=list(cfg.VALUES)),
+        cfg_state=dict(type='str', default='present', choices=['present', 'absent']),
+        repair=dict(type='bool', default=False),
+        exceptions=dict(type='list', elements='dict', options=exception, default=[]),
+        exclusive=dict(type='bool', default=False),
+        dropin_name=dict(type='str', default=dropin.DEFAULT_DROPIN_NAME),
+        unit_dir=dict(type='path', default='/etc/systemd/system'),
+    )
     return dict(
         path=dict(type='path', default=cfg.DEFAULT_PATH),
         root=dict(type='path'),
         interpreters=dict(type='list', elements='path', default=[]),
         services=dict(type='list', elements='str'),
         probe=dict(type='bool', default=True),
+        planned=dict(type='dict', options=planned),
     )
 
 
-def validate_inputs(module):
-    params = module.params
-    if not params['path'].startswith('/'):
-        module.fail_json(msg='path %r must be absolute (for example /etc/python/cert-verification.cfg)'
-                             % params['path'])
-    if params['root'] and not os.path.isdir(params['root']):
-        module.fail_json(msg='root %r is not a directory; give the folder that stands for / or leave root unset'
-                             % params['root'])
-    if params['services'] is None:
-        return None
-    wanted = []
-    errors = []
-    for name in params['services']:
-        try:
-            wanted.append(dropin.validate_unit_name(name))
-        except dropin.UnitNameError as exc:
-            errors.append(str(exc))
-    if errors:
-        module.fail_json(msg='services: %s' % '; '.join(errors))
-    return wanted
-
-
 def probe_host(module):
+    """(interpreters, probed): every interpreter probed, unless under root or probe=false."""
     if module.params['root'] or not module.params['probe']:
         return [], False
     return probe.probe_interpreters(probe.candidate_interpreters(module.params['interpreters'])), True
 
 
-def ask_systemd(module, inventory, wanted, scan_errors):
-    """(parse_show blocks of the services that may matter, the manager's environment).
-
-    Two systemctl processes at most, whatever the number of units: the manager's environment,
-    then one ``systemctl show`` for every unit worth asking about (see audit.show_arguments).
-    """
-    systemctl = module.get_bin_path('systemctl')
-    if systemctl is None:
-        scan_errors.append('systemd runs here but systemctl was not found; services reported from files only')
-        return None, None
-    env = dict(LC_ALL='C', SYSTEMD_PAGER='', SYSTEMD_COLORS='0')
-    manager_env = None
-    rc, out, err = module.run_command([systemctl, 'show', '--property=Environment'], environ_update=env)
-    if rc == 0:
-        found = systemd.parse_show(out)
-        manager_env = systemd.parse_environment(found[0].get('Environment', '') if found else '')
-    else:
-        scan_errors.append("systemctl show --property=Environment (the manager's environment) failed (exit %s): %s"
-                           % (rc, (err or out).strip()))
-    nominated = audit.units_of_processes((manager_env or {}).get(audit.VARIABLE)) if wanted is None else []
-    names = audit.show_arguments(inventory, wanted, nominated)
-    if not names:
-        return [], manager_env
-    properties = '--property=' + ','.join(audit.SHOW_PROPERTIES)
-    # --all: a pattern also matches inactive loaded units (systemd 252 and later match only
-    # active ones without it).
-    rc, out, err = module.run_command([systemctl, 'show', '--all', properties] + names, environ_update=env)
-    if rc != 0:
-        scan_errors.append('systemctl show failed (exit %s): %s; services reported from files only'
-                           % (rc, (err or out).strip()))
-        return None, manager_env
-    return systemd.parse_show(out), manager_env
-
-
-def build_report(module, wanted):
-    params = module.params
-    files = audit.HostFiles(params['root'])
-    scan_errors = []
-
-    interpreters, probed = probe_host(module)
-    config = audit.read_config(files, params['path'])
-    if probed:
-        config['readers'] = [r['path'] for r in probe.readers_of(interpreters, params['path'])]
-
-    inventory = audit.scan_unit_files(files)
-    scan_errors.extend(inventory.errors)
-    running = systemd.systemd_running(params['root'])
-    blocks, manager_env = ask_systemd(module, inventory, wanted, scan_errors) if running else (None, None)
-    services = audit.scan_services(inventory, files, blocks, manager_env,
-                                   audit.read_process_environ if running else None,
-                                   policy.today(), wanted)
-
-    global_settings, errors = audit.scan_global(files)
-    global_settings.extend(audit.manager_settings(manager_env))
-    scan_errors.extend(errors)
-    summary = audit.summarize(config, interpreters, services, global_settings, probed, scan_errors)
-    return dict(changed=False, probed=probed, systemd_running=running, root=params['root'], config=config,
-                interpreters=interpreters, services=services, scan_errors=scan_errors, summary=summary,
-                **{'global': global_settings})
-
-
 def main():
     module = AnsibleModule(argument_spec=argument_spec(), supports_check_mode=True)
-    wanted = validate_inputs(module)
+    params = module.params
+    wanted, error = audit.validate_options(params)
+    if error is None and params['root'] and not os.path.isdir(params['root']):
+        error = 'root %r is not a directory; give the folder that stands for / or leave root unset' % params['root']
+    if error:
+        module.fail_json(msg=error)
+    interpreters, probed = probe_host(module)
+    readers = [r['path'] for r in probe.readers_of(interpreters, params['path'])] if probed else None
     try:
-        result = build_report(module, wanted)
+        result = audit.report_for(module, wanted, interpreters, probed, readers, policy.today(), os.geteuid())
+    except plan.PlanError as exc:
+        module.fail_json(msg='planned: %s' % exc if not str(exc).startswith('planned') else str(exc))
     except Exception as exc:  # the report must never end in a traceback
         module.fail_json(msg='verification_info could not finish the report: %s: %s. This is a defect; '
                              'please report it with the exception below.' % (type(exc).__name__, exc),
                          exception=traceback.format_exc())
-    module.exit_json(**result)
+    module.exit_json(changed=False, **result)
 
 
 if __name__ == '__main__':

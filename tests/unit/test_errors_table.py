@@ -19,7 +19,7 @@ import pytest
 from ansible.module_utils import basic
 
 from ansible_collections.pep493.https.plugins.modules import cert_verification, service_verification
-from ansible_collections.pep493.https.plugins.module_utils import safe_file
+from ansible_collections.pep493.https.plugins.module_utils import hostfiles, safe_file
 from ansible_collections.pep493.https.tests.unit.module_args import patch_module_args
 
 TABLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'docs', 'errors.md')
@@ -89,8 +89,8 @@ CASES = {
                          lambda r, m: (put(r, 'etc/python/real.cfg'), link(r, CFG, 'real.cfg'))),
     'cfg-folder-symlink': ('cert_verification', dict(verify='enable'),
                            lambda r, m: (mkdirs(r, 'etc/real'), link(r, 'etc/python', 'real'))),
-    'cfg-link-out-absolute': ('cert_verification', dict(verify='enable', follow=True),
-                              lambda r, m: link(r, 'etc/python', '/etc')),
+    'cfg-link-dangling': ('cert_verification', dict(verify='enable', follow=True),
+                          lambda r, m: link(r, 'etc/python', '/etc/none')),
     'cfg-link-out-dotdot': ('cert_verification', dict(verify='enable', follow=True),
                             lambda r, m: link(r, 'etc/python', '../../..')),
     'cfg-link-loop': ('cert_verification', dict(verify='enable', follow=True),
@@ -99,6 +99,12 @@ CASES = {
     'cfg-fifo': ('cert_verification', dict(verify='enable'),
                  lambda r, m: (mkdirs(r, 'etc/python'), os.mkfifo(os.path.join(r, CFG)))),
     'cfg-file-as-folder': ('cert_verification', dict(verify='enable'), lambda r, m: put(r, 'etc/python')),
+    'cfg-link-to-file-as-folder': ('cert_verification', dict(verify='enable', follow=True),
+                                   lambda r, m: (put(r, 'srv/plain'), link(r, 'etc/python', '../srv/plain'))),
+    'cfg-trailing-slash': ('cert_verification', dict(verify='enable', path='/' + CFG + '/'), None),
+    'cfg-path-above-root': ('cert_verification', dict(verify='enable', path='/../' + CFG), None),
+    'cfg-too-large': ('cert_verification', dict(verify='enable'),
+                      lambda r, m: put(r, CFG, b'[https]\n' + b'#' * hostfiles.MAX_FILE_SIZE + b'\n')),
     'cfg-unreadable': ('cert_verification', dict(verify='enable'),
                        lambda r, m: (put(r, CFG), fail_errno(m, safe_file.os, 'open', errno.EACCES))),
     'cfg-read-only': ('cert_verification', dict(verify='enable'),
@@ -137,7 +143,7 @@ CASES = {
     'svc-batch-one-bad': ('service_verification',
                           dict(services=[dict(name='good', verify=True), dict(name='bad name', verify=False)]), None),
     'svc-foreign-file': ('service_verification', dict(SVC), lambda r, m: put(r, DROPIN, b'[Service]\nX=1\n')),
-    'svc-folder-link-out': ('service_verification', dict(SVC), lambda r, m: link(r, DROPIN_DIR, '/tmp')),
+    'svc-folder-symlink': ('service_verification', dict(SVC), lambda r, m: link(r, DROPIN_DIR, '/tmp')),
     'svc-dropin-symlink': ('service_verification', dict(SVC),
                            lambda r, m: (put(r, DROPIN_DIR + '/real.conf', OURS), link(r, DROPIN, 'real.conf'))),
     'svc-fifo': ('service_verification', dict(SVC),

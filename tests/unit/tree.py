@@ -38,3 +38,22 @@ def snapshot(root):
             content = read(path) if stat.S_ISREG(info.st_mode) else None
             seen[path] = (info.st_mode, info.st_mtime, content)
     return seen
+
+
+def fake_proc(folder, processes):
+    """A /proc stand-in: ``processes`` is {pid: (cgroup path, parent pid, environ dict or None)}
+    (None: an environ that cannot be read). Returns the folder."""
+    folder = str(folder)
+    for pid, (cgroup, ppid, environ) in processes.items():
+        base = os.path.join(folder, str(pid))
+        os.makedirs(base)
+        with open(os.path.join(base, 'cgroup'), 'wb') as handle:
+            handle.write(('0::%s\n' % cgroup).encode('utf-8'))
+        with open(os.path.join(base, 'stat'), 'wb') as handle:
+            handle.write(('%d (some (odd) name) S %d 1 1 0\n' % (pid, ppid)).encode('utf-8'))
+        if environ is None:
+            os.makedirs(os.path.join(base, 'environ'))      # reading a folder fails like an unreadable file
+        else:
+            with open(os.path.join(base, 'environ'), 'wb') as handle:
+                handle.write(b''.join(('%s=%s' % item).encode('utf-8') + b'\0' for item in sorted(environ.items())))
+    return folder

@@ -56,10 +56,10 @@ def test_audit_reports_files_without_systemd(host):
     units = {u["unit"]: u for u in audit["services"]}
     assert sorted(units) == ["pep493-client-py3.service", "pep493-worker-py3@x.service"]
     for name, unit in units.items():
-        # read from the files: systemd's own fields are unknown, not guessed
+        # read from the files: what runs is unknown, not guessed; the load state is the files'
         assert unit["value"] == "0" and unit["managed"] is True and unit["source_kind"] == "dropin"
         assert unit["source"] == lib.dropin_path(name)
-        assert unit["load_state"] is None and unit["main_pid"] is None
+        assert unit["load_state"] == "loaded" and unit["active_state"] is None and unit["main_pid"] is None
         assert unit["effective"] is False  # Python 3, and there is no Python 2 on trixie
     assert not host.file("/usr/bin/python2.7").exists
     assert audit["summary"]["host_default"] is None

@@ -14,7 +14,7 @@ from hypothesis import given, strategies as st
 
 from ansible_collections.pep493.https.plugins.module_utils import dropin
 from ansible_collections.pep493.https.plugins.module_utils import policy
-from ansible_collections.pep493.https.plugins.modules import service_verification
+from ansible_collections.pep493.https.plugins.module_utils import plan
 from ansible_collections.pep493.https.tests.unit.fuzz import FUZZ
 
 TODAY = datetime.date(2026, 6, 15)
@@ -289,10 +289,9 @@ def test_policy_plan_defaults_to_the_collection_clock(monkeypatch):
 # --- one set of rules: what service_verification refuses, the plan refuses ------------------
 
 def module_verdict(entry):
-    """service_verification's own input validation of one services[] item."""
-    params = dict(name=None, services=[dict(entry, state=None)], verify=None, state='present', reason=None,
-                  expires=None)
-    items, errors = service_verification.validate_items(params)
+    """service_verification's own input validation of one services[] item (module_utils/plan.py)."""
+    defaults = dict(verify=None, state='present', reason=None, expires=None)
+    found, errors = plan.requests(None, [dict(entry, state=None)], defaults)
     return errors
 
 

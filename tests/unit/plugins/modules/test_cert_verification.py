@@ -15,7 +15,7 @@ import stat
 import pytest
 
 from ansible_collections.pep493.https.plugins.modules import cert_verification
-from ansible_collections.pep493.https.plugins.module_utils import cfg, probe, safe_file
+from ansible_collections.pep493.https.plugins.module_utils import cfg, plan, probe, safe_file
 from ansible_collections.pep493.https.tests.unit.tree import read as get, snapshot, write
 
 CFG = '/etc/python/cert-verification.cfg'
@@ -182,19 +182,22 @@ def test_symlinked_folder_is_refused(run_module, tmp_path):
     assert os.listdir(os.path.join(str(tmp_path), 'etc', 'elsewhere')) == []
 
 
-def test_symlink_out_of_root_is_refused_even_with_follow(run_module, tmp_path):
+def test_links_never_lead_out_of_root_even_with_follow(run_module, tmp_path):
     root = tmp_path / 'root'
     outside = tmp_path / 'outside'
     os.makedirs(str(root / 'etc'))
     os.makedirs(str(outside))
+    # an absolute target is looked for inside root (chroot semantics): there it does not exist
     os.symlink(str(outside), str(root / 'etc' / 'python'))
     result = run_module.fail(cert_verification, dict(root=str(root), verify='enable', follow=True))
-    assert 'outside root' in result['msg']
+    assert 'which does not exist' in result['msg']
     assert os.listdir(str(outside)) == []
+    # ".." may not climb above root
     os.unlink(str(root / 'etc' / 'python'))
     os.symlink('../../outside', str(root / 'etc' / 'python'))
     result = run_module.fail(cert_verification, dict(root=str(root), verify='enable', follow=True))
     assert 'outside root' in result['msg']
+    assert os.listdir(str(outside)) == []
 
 
 def test_directory_in_place_of_file_fails(run_module, tmp_path):
@@ -228,7 +231,7 @@ def test_failure_between_write_and_move_leaves_old_file_and_no_temp(run_module, 
 
 def test_bad_read_back_aborts_before_move(run_module, tmp_path, monkeypatch):
     path = put(tmp_path, SHIPPED)
-    monkeypatch.setattr(cert_verification, 'read_back_check', lambda wanted: (lambda content: 'simulated mismatch'))
+    monkeypatch.setattr(plan, 'cfg_read_back_check', lambda wanted: (lambda content: 'simulated mismatch'))
     result = run_module.fail(cert_verification, dict(root=str(tmp_path), verify='enable'))
     assert 'simulated mismatch' in result['msg']
     assert get(path) == SHIPPED

@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from ansible.module_utils import basic
 from ansible_collections.pep493.https.plugins.modules import service_verification
-from ansible_collections.pep493.https.plugins.module_utils import dropin, systemd
+from ansible_collections.pep493.https.plugins.module_utils import dropin, runtime, units
 from ansible_collections.pep493.https.tests.unit.tree import read as get, snapshot, write
 
 UNIT_DIR = 'etc/systemd/system'
@@ -289,7 +289,7 @@ def test_symlinked_dropin_folder_is_refused(run_module, tmp_path):
 
 
 class FakeSystemctl(object):
-    """Records every systemctl command; answers `show` from a table of unit properties."""
+    """Records every systemctl command; answers `list-units` from a table of unit states."""
 
     def __init__(self, units, fail=None):
         self.units = units
@@ -301,28 +301,30 @@ class FakeSystemctl(object):
         self.calls.append(args[1:])
         if self.fail and args[1] == self.fail:
             return 1, '', 'Failed to %s: Access denied' % self.fail
-        if args[1] == 'show':
-            assert args[2] == '-p' and args[4] == '--'
-            blocks = []
-            for unit in args[5:]:
-                props = dict(Id=unit, LoadState='not-found', ActiveState='inactive', Environment='')
-                props.update(self.units.get(unit, {}))
-                blocks.append('\n'.join('%s=%s' % item for item in sorted(props.items())))
-            return 0, '\n\n'.join(blocks) + '\n', ''
+        if args[1] == 'list-units':
+            assert args[2:] == ['--all', '--plain', '--no-legend', '--full', '--type=service']
+            lines = ['%s %s %s %s %s' % (unit, state[0], state[1], 'running' if state[1] == 'active' else 'dead', unit)
+                     for unit, state in sorted(self.units.items())]
+            return 0, '\n'.join(lines) + '\n', ''
         return 0, '', ''
 
 
-PY2_EXEC = ('{ path=/usr/bin/python2.7 ; argv[]=/usr/bin/python2.7 /srv/a ; ignore_errors=no ; start_time=[n/a] ; '
-            'stop_time=[n/a] ; pid=0 ; code=(null) ; status=0/0 }')
-PY3_EXEC = PY2_EXEC.replace('python2.7', 'python3')
+PY2_UNIT = '/usr/bin/python2.7 /srv/a'
+PY3_UNIT = '/usr/bin/python3 /srv/a'
 
 
 @pytest.fixture
 def live(monkeypatch, tmp_path):
-    """A host where systemd runs: unit_dir in tmp_path, systemctl recorded."""
-    def setup(units, fail=None):
-        fake = FakeSystemctl(units, fail)
-        monkeypatch.setattr(systemd, 'systemd_running', lambda root=None: not root)
+    """A host where systemd runs: its unit folders in tmp_path, systemctl recorded."""
+    search_path = (os.path.join(str(tmp_path), UNIT_DIR), os.path.join(str(tmp_path), 'lib/systemd/system'))
+    monkeypatch.setattr(units, 'UNIT_SEARCH_PATH', search_path)
+
+    def setup(states, fail=None, exec_start=PY2_UNIT):
+        for unit, state in states.items():
+            if state[0] == 'loaded':
+                unit_file(tmp_path, unit, state[2] if len(state) > 2 else exec_start)
+        fake = FakeSystemctl(dict((unit, state[:2]) for unit, state in states.items()), fail)
+        monkeypatch.setattr(runtime, 'systemd_running', lambda root=None: not root)
         monkeypatch.setattr(basic.AnsibleModule, 'get_bin_path', lambda self, name, *a, **k: '/bin/systemctl')
         monkeypatch.setattr(basic.AnsibleModule, 'run_command', lambda self, args, **kwargs: fake(args, **kwargs))
         return fake
@@ -334,21 +336,18 @@ def live_args(tmp_path, **kwargs):
     return kwargs
 
 
-def test_live_one_show_one_reload_and_try_restart_of_changed_running_units(run_module, tmp_path, live):
-    fake = live({'run.service': dict(LoadState='loaded', ActiveState='active', ExecStart=PY2_EXEC),
-                 'idle.service': dict(LoadState='loaded', ActiveState='inactive', ExecStart=PY2_EXEC),
-                 'same.service': dict(LoadState='loaded', ActiveState='active', ExecStart=PY2_EXEC,
-                                      Environment='PYTHONHTTPSVERIFY=0')})
+LIST = ['list-units', '--all', '--plain', '--no-legend', '--full', '--type=service']
+
+
+def test_live_one_list_one_reload_and_try_restart_of_changed_running_units(run_module, tmp_path, live):
+    fake = live({'run.service': ('loaded', 'active'), 'idle.service': ('loaded', 'inactive'),
+                 'same.service': ('loaded', 'active')})
     run_module.ok(service_verification, live_args(tmp_path, name='same', verify=False))
     fake.calls[:] = []
     result = run_module.ok(service_verification, live_args(tmp_path, restart='try-restart', services=[
         dict(name='run', verify=False), dict(name='idle', verify=False), dict(name='same', verify=False),
         dict(name='tpl@', verify=False), dict(name='absent-unit', verify=True)]))
-    assert fake.calls == [
-        ['show', '-p', ','.join(systemd.SHOW_PROPERTIES), '--', 'run.service', 'idle.service', 'same.service',
-         'absent-unit.service'],
-        ['daemon-reload'],
-        ['try-restart', '--', 'run.service']]
+    assert fake.calls == [LIST, ['daemon-reload'], ['try-restart', '--', 'run.service']]
     assert result['systemd_running'] is True and result['reloaded'] is True
     assert result['restarted'] == ['run.service'] and result['pending_restart'] == []
     known = dict((s['name'], s['unit_known']) for s in result['services'])
@@ -357,15 +356,14 @@ def test_live_one_show_one_reload_and_try_restart_of_changed_running_units(run_m
 
 
 def test_live_never_restart_lists_pending(run_module, tmp_path, live):
-    fake = live({'run.service': dict(LoadState='loaded', ActiveState='active', ExecStart=PY2_EXEC)})
+    fake = live({'run.service': ('loaded', 'active')})
     result = run_module.ok(service_verification, live_args(tmp_path, name='run', verify=False))
-    assert [c[0] for c in fake.calls] == ['show', 'daemon-reload']
+    assert [c[0] for c in fake.calls] == ['list-units', 'daemon-reload']
     assert result['pending_restart'] == ['run.service'] and result['restarted'] == []
 
 
 def test_live_restart_restarts_every_known_changed_unit(run_module, tmp_path, live):
-    fake = live({'a.service': dict(LoadState='loaded', ActiveState='inactive', ExecStart=PY2_EXEC),
-                 'b.service': dict(LoadState='loaded', ActiveState='active', ExecStart=PY2_EXEC)})
+    fake = live({'a.service': ('loaded', 'inactive'), 'b.service': ('loaded', 'active')})
     result = run_module.ok(service_verification, live_args(tmp_path, restart='restart', services=[
         dict(name='a', verify=False), dict(name='b', verify=False), dict(name='c', verify=False)]))
     assert fake.calls[-1] == ['restart', '--', 'a.service', 'b.service']
@@ -377,39 +375,41 @@ def test_live_nothing_changed_means_no_reload(run_module, tmp_path, live):
     run_module.ok(service_verification, live_args(tmp_path, name='a', verify=False))
     fake.calls[:] = []
     result = run_module.ok(service_verification, live_args(tmp_path, name='a', verify=False, restart='restart'))
-    assert [c[0] for c in fake.calls] == ['show']
+    assert [c[0] for c in fake.calls] == ['list-units']
     assert result['reloaded'] is False and not result['changed']
 
 
 def test_live_check_mode_only_asks(run_module, tmp_path, live):
-    fake = live({'a.service': dict(LoadState='loaded', ActiveState='active', ExecStart=PY2_EXEC)})
+    fake = live({'a.service': ('loaded', 'active')})
+    before = snapshot(tmp_path)
     result = run_module.ok(service_verification, live_args(tmp_path, name='a', verify=False, restart='try-restart'),
                            check_mode=True)
-    assert [c[0] for c in fake.calls] == ['show']
+    assert [c[0] for c in fake.calls] == ['list-units']
     assert result['reloaded'] is True and result['restarted'] == ['a.service']
-    assert not os.path.exists(os.path.join(str(tmp_path), 'etc'))
+    assert snapshot(tmp_path) == before
 
 
 def test_live_daemon_reload_false(run_module, tmp_path, live):
     fake = live({})
     result = run_module.ok(service_verification, live_args(tmp_path, name='a', verify=False, daemon_reload=False))
-    assert [c[0] for c in fake.calls] == ['show'] and result['reloaded'] is False
+    assert [c[0] for c in fake.calls] == ['list-units'] and result['reloaded'] is False
 
 
-def test_live_python3_from_systemctl_show(run_module, tmp_path, live):
-    live({'py3.service': dict(LoadState='loaded', ActiveState='inactive', ExecStart=PY3_EXEC)})
+def test_live_python3_from_the_unit_file(run_module, tmp_path, live):
+    live({'py3.service': ('loaded', 'inactive')}, exec_start=PY3_UNIT)
     result = run_module.ok(service_verification, live_args(tmp_path, name='py3', verify=False))
-    assert result['services'][0]['effective'] is False
+    assert result['services'][0]['effective'] is False and result['services'][0]['effect'] == 'python3'
     assert result['services'][0]['exec_start'] == [['/usr/bin/python3', '/srv/a']]
     assert any('no effect on Python 3' in w for w in result['warnings'])
 
 
 def test_live_overridden_value_is_warned(run_module, tmp_path, live):
-    live({'a.service': dict(LoadState='loaded', ActiveState='active', ExecStart=PY2_EXEC,
-                            Environment='PYTHONHTTPSVERIFY=1')})
-    run_module.ok(service_verification, live_args(tmp_path, name='a', verify=False))
+    live({'a.service': ('loaded', 'active')})
+    put(os.path.join(str(tmp_path), UNIT_DIR, 'a.service.d', 'zzz-local.conf'),
+        b'[Service]\nEnvironment=PYTHONHTTPSVERIFY=1\n')
     result = run_module.ok(service_verification, live_args(tmp_path, name='a', verify=False))
-    assert any('systemd reports PYTHONHTTPSVERIFY=1, not 0' in w for w in result['warnings'])
+    assert any('will get PYTHONHTTPSVERIFY=1, not 0' in w and 'zzz-local.conf sets it after zz-pep493-https.conf' in w
+               for w in result['warnings'])
 
 
 def test_live_reload_failure_is_a_clear_error(run_module, tmp_path, live):
@@ -420,11 +420,18 @@ def test_live_reload_failure_is_a_clear_error(run_module, tmp_path, live):
 
 
 def test_live_restart_failure_keeps_the_results(run_module, tmp_path, live):
-    live({'a.service': dict(LoadState='loaded', ActiveState='active', ExecStart=PY2_EXEC)}, fail='try-restart')
+    live({'a.service': ('loaded', 'active')}, fail='try-restart')
     result = run_module.fail(service_verification, live_args(tmp_path, name='a', verify=False, restart='try-restart'))
     assert 'systemctl try-restart -- a.service failed (exit 1)' in result['msg']
     assert result['reloaded'] is True and result['services'][0]['action'] == 'created'
     assert os.path.exists(result['services'][0]['path'])
+
+
+def test_live_list_units_failure_restarts_nothing(run_module, tmp_path, live):
+    live({'a.service': ('loaded', 'active')}, fail='list-units')
+    result = run_module.ok(service_verification, live_args(tmp_path, name='a', verify=False, restart='try-restart'))
+    assert result['restarted'] == [] and result['reloaded'] is True
+    assert any('list-units failed' in w for w in result['warnings'])
 
 
 # run_module's capsys is re-read at the start of every run, so sharing it across examples is fine.

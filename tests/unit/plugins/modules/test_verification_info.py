@@ -7,15 +7,17 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import json
 import os
+import tempfile
 
 import pytest
 import yaml
 
 from ansible.module_utils import basic
 from ansible_collections.pep493.https.plugins.modules import verification_info
-from ansible_collections.pep493.https.plugins.module_utils import audit, dropin
-from ansible_collections.pep493.https.tests.unit.tree import snapshot, write
+from ansible_collections.pep493.https.plugins.module_utils import dropin, hostfiles, runtime
+from ansible_collections.pep493.https.tests.unit.tree import fake_proc, snapshot, write
 
 CFG = '/etc/python/cert-verification.cfg'
 UNITS = '/etc/systemd/system'
@@ -95,7 +97,7 @@ def test_fleet_host_under_root(run_module, tmp_path):
     assert agent['source'] == UNITS + '/agent.service.d/zz-pep493-https.conf' and agent['source_kind'] == 'dropin'
     assert agent['executable'] == '/usr/bin/legacy-agent'
     assert agent['python3'] is False and agent['effective'] is True   # its #! line names python2.7
-    assert agent['main_pid'] is None and agent['pending_restart'] is False and agent['load_state'] is None
+    assert agent['main_pid'] is None and agent['pending_restart'] is False and agent['load_state'] == 'loaded'
     web = services['web.service']
     assert web['managed'] and not web['expired'] and web['python3'] is True and web['effective'] is False
     batch = services['batch.service']
@@ -170,14 +172,15 @@ def test_unreadable_and_odd_files_are_reported_not_raised(run_module, tmp_path):
     os.symlink('odd.service', os.path.join(str(tmp_path), UNITS.lstrip('/'), 'loop.service.d'))
     os.symlink('/etc/profile.d', os.path.join(str(tmp_path), 'etc', 'profile.d'))            # a link loop
     result = run_module.ok(verification_info, dict(root=str(tmp_path)))
-    assert result['config']['verify'] == 'platform_default' and 'is a folder' in result['config']['error']
+    assert result['config']['verify'] == 'platform_default' and 'is a directory, not a file' in result['config']['error']
     assert [s['unit'] for s in result['services']] == ['odd.service']
     assert any('loop.service.d is not a folder' in e for e in result['scan_errors'])
     assert any('/etc/profile.d' in e for e in result['scan_errors'])
 
 
 @pytest.mark.parametrize('args, message', [
-    (dict(path='etc/python/cert-verification.cfg'), 'must be absolute'),
+    (dict(path='etc/python/cert-verification.cfg'), 'must be an absolute file path'),
+    (dict(path='/etc/python/'), 'must be an absolute file path'),
     (dict(services=['ok', '../etc/passwd']), '../etc/passwd'),
     (dict(services=['sshd.socket']), '.socket unit'),
 ])
@@ -192,116 +195,135 @@ def test_root_that_is_not_a_folder(run_module, tmp_path):
     assert 'is not a directory' in result['msg']
 
 
-# --- with a stand-in systemctl -----------------------------------------------------------------
-
-def show_block(unit, environment='', main_pid=0, dropins='', fragment=None, files=''):
-    return ('Id=%s\nLoadState=loaded\nActiveState=%s\nMainPID=%d\nEnvironment=%s\nEnvironmentFiles=%s\n'
-            'FragmentPath=%s\nDropInPaths=%s\nExecStart={ path=/usr/bin/python2.7 ; argv[]=/usr/bin/python2.7 /app ; '
-            'ignore_errors=no ; start_time=[n/a] ; stop_time=[n/a] ; pid=0 ; code=(null) ; status=0/0 }\n'
-            'NeedDaemonReload=no\n'
-            % (unit, 'active' if main_pid else 'inactive', main_pid, environment, files,
-               fragment or '/usr/lib/systemd/system/' + unit, dropins))
-
+# --- with a stand-in systemd -------------------------------------------------------------------
 
 class FakeSystemd(object):
-    """Stands in for systemd: the host's files come from a tree, systemctl from canned text."""
+    """Stands in for a running systemd: the host's files come from a tree, busctl and systemctl
+    from canned text, /proc from a stand-in folder."""
 
-    def __init__(self, monkeypatch, root, units=10, environ=None, show_rc=0, manager='LANG=C', nominated=()):
+    def __init__(self, monkeypatch, root, units=10, processes=None, manager=('LANG=C',), busctl=True,
+                 list_rc=0, loaded_at=None):
         self.calls = []
-        self.nominated = list(nominated)
         self.root = str(root)
-        dropin_path = UNITS + '/legacy.service.d/zz-pep493-https.conf'
         write(root, '/usr/lib/systemd/system/legacy.service', b'[Service]\nExecStart=/usr/bin/python2.7 /app\n')
-        write(root, dropin_path, ours(expires='2999-01-01'))
-        blocks = [show_block('legacy.service', 'PYTHONHTTPSVERIFY=0', 4242, dropin_path)]
-        blocks += [show_block('filler%d.service' % n, 'LANG=C', 100 + n) for n in range(units)]
-        self.show = '\n'.join(blocks)
-        self.show_rc = show_rc
-        self.manager = 'Environment=%s\n' % manager
-        self.environ = environ if environ is not None else {}
-        real_host_files = audit.HostFiles
-        monkeypatch.setattr(verification_info.audit, 'HostFiles', lambda root=None: real_host_files(self.root))
-        monkeypatch.setattr(verification_info.systemd, 'systemd_running', lambda root=None: not root)
-        monkeypatch.setattr(verification_info.audit, 'read_process_environ', self.read_environ)
-        monkeypatch.setattr(verification_info.audit, 'units_of_processes', self.units_of_processes)
-        monkeypatch.setattr(basic.AnsibleModule, 'get_bin_path', lambda module, name, *a, **k: '/bin/' + name)
+        write(root, UNITS + '/legacy.service.d/zz-pep493-https.conf', ours(expires='2999-01-01'))
+        self.loaded = {'legacy.service': ('loaded', 'active', 'running')}
+        for n in range(units):
+            self.loaded['filler%d.service' % n] = ('loaded', 'active', 'running')
+        self.manager = list(manager)
+        self.busctl = busctl
+        self.list_rc = list_rc
+        self.loaded_at = loaded_at
+        table = {1: ('/init.scope', 0, {'container': 'podman'})}
+        table.update(processes if processes is not None else {4242: ('/system.slice/legacy.service', 1,
+                                                                     {'PYTHONHTTPSVERIFY': '0'})})
+        proc = fake_proc(tempfile.mkdtemp(prefix='proc-', dir=self.root), table)
+        real_host_files = hostfiles.HostFiles
+        monkeypatch.setattr(hostfiles, 'HostFiles', lambda root=None, overlay=None, show_real=False: real_host_files(
+            self.root, overlay, show_real))
+        monkeypatch.setattr(runtime, 'systemd_running', lambda root=None: not root)
+        monkeypatch.setattr(runtime, 'PROC', proc)
+        monkeypatch.setattr(basic.AnsibleModule, 'get_bin_path',
+                            lambda module, name, *a, **k: '/bin/' + name if name != 'busctl' or self.busctl else None)
         monkeypatch.setattr(basic.AnsibleModule, 'run_command', self.run_command)
-
-    def units_of_processes(self, expected=None, proc='/proc'):
-        return list(self.nominated)
-
-    def read_environ(self, pid, proc='/proc'):
-        if pid not in self.environ:
-            return None, 'cannot read /proc/%d/environ: permission denied' % pid
-        return self.environ[pid], None
 
     def run_command(self, args, **kwargs):
         self.calls.append(list(args))
-        assert args[0] == '/bin/systemctl' and args[1] == 'show'
-        if args[-1] == '--property=Environment':
-            return 0, self.manager, ''
-        assert args[2] == '--all' and args[3] == '--property=' + ','.join(audit.SHOW_PROPERTIES)
-        assert args[4:] == ['legacy.service'] + self.nominated, 'only the units that may matter are shown'
-        return self.show_rc, self.show if self.show_rc == 0 else '', 'Failed to get properties' if self.show_rc else ''
+        if args[0] == '/bin/busctl':
+            assert args[1:] == runtime.BUSCTL_MANAGER
+            stamp = int(self.loaded_at * 1e6) if self.loaded_at else 0
+            return 0, ('{"type":"as","data":%s}\n{"type":"as","data":[]}\n{"type":"t","data":%d}\n'
+                       % (json.dumps(self.manager), stamp)), ''
+        assert args[0] == '/bin/systemctl'
+        if args[1:] == runtime.SYSTEMCTL_MANAGER:
+            return 0, 'Environment=%s\nUnitPath=\n' % ' '.join(self.manager), ''
+        if args[1:] == runtime.LIST_UNITS:
+            lines = ['%s %s %s %s desc' % ((unit,) + state) for unit, state in sorted(self.loaded.items())]
+            return self.list_rc, '\n'.join(lines) + '\n' if self.list_rc == 0 else '', 'Failed' if self.list_rc else ''
+        raise AssertionError('unexpected command %s' % args)
 
 
-def test_two_systemctl_calls_whatever_the_number_of_units(run_module, tmp_path, monkeypatch):
+def test_two_processes_whatever_the_number_of_units(run_module, tmp_path, monkeypatch):
     counts = []
     for units in (10, 300):
         for n in range(units):
             write(tmp_path, '/usr/lib/systemd/system/filler%d.service' % n, b'[Service]\nExecStart=/bin/sleep 1d\n')
-        fake = FakeSystemd(monkeypatch, tmp_path, units=units, environ={4242: {'PYTHONHTTPSVERIFY': '0'}})
+        fake = FakeSystemd(monkeypatch, tmp_path, units=units)
         result = run_module.ok(verification_info, dict(probe=False))
-        counts.append(len(fake.calls))
+        counts.append([call[1] if call[0] == '/bin/systemctl' else 'busctl' for call in fake.calls])
         assert result['systemd_running'] is True and result['scan_errors'] == []
         assert [s['unit'] for s in result['services']] == ['legacy.service']
-    assert counts == [2, 2]
+    assert counts == [['busctl', 'list-units'], ['busctl', 'list-units']]
 
 
 def test_pending_restart_from_the_running_process(run_module, tmp_path, monkeypatch):
-    FakeSystemd(monkeypatch, tmp_path, environ={4242: {'PATH': '/bin'}})
+    FakeSystemd(monkeypatch, tmp_path, processes={4242: ('/system.slice/legacy.service', 1, {'PATH': '/bin'})})
     [legacy] = run_module.ok(verification_info, dict(probe=False))['services']
     assert legacy['main_pid'] == 4242 and legacy['running_value'] is None and legacy['pending_restart'] is True
-    assert legacy['managed'] and legacy['load_state'] == 'loaded'
+    assert legacy['managed'] and legacy['load_state'] == 'loaded' and legacy['active_state'] == 'active'
 
-    FakeSystemd(monkeypatch, tmp_path, environ={4242: {'PYTHONHTTPSVERIFY': '0'}})
+    FakeSystemd(monkeypatch, tmp_path)
     [legacy] = run_module.ok(verification_info, dict(probe=False))['services']
     assert legacy['running_value'] == '0' and legacy['pending_restart'] is False
 
-    FakeSystemd(monkeypatch, tmp_path, environ={})
+    FakeSystemd(monkeypatch, tmp_path, processes={4242: ('/system.slice/legacy.service', 1, None)})
     result = run_module.ok(verification_info, dict(probe=False))
     [legacy] = result['services']
-    assert legacy['pending_restart'] is None and 'permission denied' in legacy['running_value_error']
+    assert legacy['pending_restart'] is None and 'cannot read' in legacy['running_value_error']
     assert result['summary']['pending_restart'] == 0
 
 
-def test_units_nominated_by_their_processes_are_shown(run_module, tmp_path, monkeypatch):
-    fake = FakeSystemd(monkeypatch, tmp_path, environ={4242: {'PYTHONHTTPSVERIFY': '0'}}, nominated=['filler3.service'])
-    run_module.ok(verification_info, dict(probe=False))
-    assert fake.calls[-1][-2:] == ['legacy.service', 'filler3.service']
+def test_a_running_service_whose_setting_is_gone_is_reported(run_module, tmp_path, monkeypatch):
+    # the unit names an EnvironmentFile= (so it may matter) but nothing sets the variable any more
+    write(tmp_path, '/usr/lib/systemd/system/gone.service',
+          b'[Service]\nEnvironmentFile=-/etc/default/gone\nExecStart=/usr/bin/python2.7 /app\n')
+    write(tmp_path, UNITS + '/service.d/10-all.conf', b'[Service]\nEnvironmentFile=-/etc/default/all\n')
+    fake = FakeSystemd(monkeypatch, tmp_path, processes={
+        4242: ('/system.slice/legacy.service', 1, {'PYTHONHTTPSVERIFY': '0'}),
+        5151: ('/system.slice/gone.service', 1, {'PYTHONHTTPSVERIFY': '0'})})
+    fake.loaded['gone.service'] = ('loaded', 'active', 'running')
+    units = dict((s['unit'], s) for s in run_module.ok(verification_info, dict(probe=False))['services'])
+    assert sorted(units) == ['gone.service', 'legacy.service']
+    gone = units['gone.service']
+    assert gone['value'] is None and gone['running_value'] == '0' and gone['pending_restart'] is True
 
 
 def test_manager_environment_opt_out(run_module, tmp_path, monkeypatch):
-    FakeSystemd(monkeypatch, tmp_path, manager='LANG=C "PYTHONHTTPSVERIFY=0"')
+    FakeSystemd(monkeypatch, tmp_path, manager=['LANG=C', 'PYTHONHTTPSVERIFY=0'])
     result = run_module.ok(verification_info, dict(probe=False))
     assert result['global'] == [dict(source='manager_environment', path=None, line=None, action='set', value='0',
                                      disables=True)]
     assert result['summary']['global_opt_outs'] == 1
 
 
-def test_failing_systemctl_is_reported_and_files_still_answer(run_module, tmp_path, monkeypatch):
-    FakeSystemd(monkeypatch, tmp_path, show_rc=1)
+def test_without_busctl_systemctl_gives_the_manager(run_module, tmp_path, monkeypatch):
+    fake = FakeSystemd(monkeypatch, tmp_path, busctl=False, manager=['PYTHONHTTPSVERIFY=1'])
     result = run_module.ok(verification_info, dict(probe=False))
-    assert any('systemctl show failed (exit 1)' in e for e in result['scan_errors'])
+    assert [call[1] for call in fake.calls] == ['show', 'list-units']
+    assert result['global'][0]['value'] == '1' and result['services'][0]['needs_daemon_reload'] is None
+
+
+def test_needs_daemon_reload_against_the_last_load(run_module, tmp_path, monkeypatch):
+    FakeSystemd(monkeypatch, tmp_path, loaded_at=1.0)
+    assert run_module.ok(verification_info, dict(probe=False))['services'][0]['needs_daemon_reload'] is True
+    FakeSystemd(monkeypatch, tmp_path, loaded_at=4102444800.0)
+    assert run_module.ok(verification_info, dict(probe=False))['services'][0]['needs_daemon_reload'] is False
+
+
+def test_failing_list_units_is_reported_and_files_still_answer(run_module, tmp_path, monkeypatch):
+    FakeSystemd(monkeypatch, tmp_path, list_rc=1)
+    result = run_module.ok(verification_info, dict(probe=False))
+    assert any('systemctl list-units failed (exit 1)' in e for e in result['scan_errors'])
     [legacy] = result['services']
-    assert legacy['value'] == '0' and legacy['managed'] and legacy['load_state'] is None
+    assert legacy['value'] == '0' and legacy['managed'] and legacy['active_state'] is None
 
 
 def test_no_systemd_and_no_python2(run_module, tmp_path, monkeypatch):
     write(tmp_path, UNITS + '/legacy.service', b'[Service]\nEnvironment=PYTHONHTTPSVERIFY=0\n')
-    real_host_files = audit.HostFiles
-    monkeypatch.setattr(verification_info.audit, 'HostFiles', lambda root=None: real_host_files(str(tmp_path)))
-    monkeypatch.setattr(verification_info.systemd, 'systemd_running', lambda root=None: False)
+    real_host_files = hostfiles.HostFiles
+    monkeypatch.setattr(hostfiles, 'HostFiles', lambda root=None, overlay=None, show_real=False: real_host_files(
+        str(tmp_path), overlay, show_real))
+    monkeypatch.setattr(runtime, 'systemd_running', lambda root=None: False)
     monkeypatch.setattr(verification_info.probe, 'candidate_interpreters', lambda extra=None: list(extra or []))
     result = run_module.ok(verification_info, dict(interpreters=['/nonexistent/python2.7']))
     assert result['probed'] is True and result['systemd_running'] is False

@@ -1,0 +1,308 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) pep493.https contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""What the writing modules will change, decided before anything is written (pure functions
+over small records; files are read through hostfiles, never written here).
+
+``cert_verification`` -> plan_cfg(); ``service_verification`` -> requests(), plan_dropin(),
+plan_exclusive(). verification_info's planned state (``planned_files()``) is built from the
+same functions, so the audit of a plan sees exactly the bytes the modules would write.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import os
+import stat
+
+from ansible_collections.pep493.https.plugins.module_utils import cfg
+from ansible_collections.pep493.https.plugins.module_utils import dropin
+from ansible_collections.pep493.https.plugins.module_utils import hostfiles
+
+DROPIN_MODE = 0o644
+FOLDER_MODE = 0o755
+CFG_NEW_MODE = '0644'
+
+
+class PlanError(Exception):
+    """Input or a file state that makes a module refuse, with the message it fails with."""
+
+    def __init__(self, message, errors=None):
+        super(PlanError, self).__init__(message)
+        self.errors = errors
+
+
+# ---------------------------------------------------------------------------------------------
+# cert_verification
+# ---------------------------------------------------------------------------------------------
+
+class CfgPlan(object):
+    """``path`` (the real file), ``host`` (its path under root), ``old``/``new`` bytes (None:
+    missing / unchanged), ``previous`` (value before), ``repaired`` (line numbers)."""
+
+    __slots__ = ('path', 'host', 'old', 'new', 'previous', 'repaired')
+
+    def __init__(self, path, host, old, new, previous, repaired):
+        self.path = path
+        self.host = host
+        self.old = old
+        self.new = new
+        self.previous = previous
+        self.repaired = repaired
+
+    @property
+    def changed(self):
+        return self.new is not None and self.new != self.old
+
+
+def locate_cfg(files, path, follow):
+    """(Resolved, current bytes) of the cfg file: resolved as every module resolves paths, the
+    file and its folder not links unless ``follow``."""
+    try:
+        resolved = files.resolve(path, follow=follow, folder_follow=follow)
+    except hostfiles.HostFileError as exc:
+        if exc.reason == 'link-refused':
+            raise hostfiles.HostFileError('%s; set follow=true to write to the link target' % exc, exc.reason)
+        raise
+    return resolved, files.read_at(resolved)
+
+
+def plan_cfg(files, path, verify, state='present', create=True, repair=False, follow=False):
+    """The CfgPlan of cert_verification; PlanError (with the cfg errors) when it must refuse."""
+    resolved, old = locate_cfg(files, path, follow)
+    dest = resolved.real
+    wanted = verify if state == 'present' else None
+    if old is None:
+        if wanted is None:
+            return CfgPlan(dest, resolved.host, None, None, 'missing', [])
+        if not create:
+            raise PlanError('%s does not exist and create=false; create it or set create=true' % dest)
+        return CfgPlan(dest, resolved.host, None, cfg.new_cfg(wanted), 'missing', [])
+    parsed = cfg.parse_cfg(old)
+    repaired = [n for n, kind, text in parsed.errors]
+    base = old
+    if parsed.errors:
+        if not repair:
+            raise PlanError('%s is malformed and breaks "import ssl" for Python 2 on RHEL 7: %s. Nothing was changed; '
+                            'fix the file or set repair=true to comment those lines out (a backup is kept).'
+                            % (dest, cfg.format_errors(parsed.errors, dest)), parsed.as_dict()['errors'])
+        base = cfg.repair_cfg(old)
+    previous = 'malformed' if parsed.errors else parsed.verify
+    return CfgPlan(dest, resolved.host, old, cfg.render_cfg(base, wanted), previous, repaired)
+
+
+def cfg_read_back_check(wanted):
+    def check(content):
+        parsed = cfg.parse_cfg(content)
+        if parsed.errors:
+            return 'the new content would be malformed: %s' % cfg.format_errors(parsed.errors)
+        if wanted is None and parsed.value is not None:
+            return 'a verify option is still in effect'
+        if wanted is not None and parsed.value != wanted:
+            return 'the new content reads back as %r, not %r' % (parsed.value, wanted)
+        return None
+    return check
+
+
+# ---------------------------------------------------------------------------------------------
+# service_verification
+# ---------------------------------------------------------------------------------------------
+
+class Request(object):
+    """One validated exception: ``label`` (where it was given), ``name`` (canonical unit name),
+    ``state``, ``verify``, ``reason``, ``expires`` (a date)."""
+
+    __slots__ = ('label', 'name', 'state', 'verify', 'reason', 'expires')
+
+    def __init__(self, label, name, state, verify=None, reason=None, expires=None):
+        self.label = label
+        self.name = name
+        self.state = state
+        self.verify = verify
+        self.reason = reason
+        self.expires = expires
+
+
+def requests(name, services, defaults):
+    """([Request], [error]) from ``name`` or ``services`` (items), with ``defaults`` ({state,
+    verify, reason, expires}) for what an item leaves out. Every problem is collected."""
+    raw_items = []
+    if services is None:
+        raw_items.append(('name', dict(name=name, state=defaults['state'], verify=defaults['verify'],
+                                       reason=defaults['reason'], expires=defaults['expires']), True))
+    else:
+        for index, raw in enumerate(services):
+            state = raw.get('state') or defaults['state']
+            item = dict(name=raw.get('name'), state=state)
+            own = False
+            for key in ('verify', 'reason', 'expires'):
+                given = raw.get(key)
+                item[key] = given if given is not None or state == 'absent' else defaults[key]
+                own = own or (given is not None and state == 'absent')
+            raw_items.append(('services[%d]' % index, item, own))
+    found = []
+    errors = []
+    seen = {}
+    for label, raw, own in raw_items:
+        try:
+            unit = dropin.validate_unit_name(raw['name'])
+        except dropin.UnitNameError as exc:
+            errors.append('%s: %s' % (label, exc))
+            continue
+        if unit in seen:
+            errors.append('%s: %s is already given in %s; list each service once' % (label, unit, seen[unit]))
+            continue
+        seen[unit] = label
+        if raw['state'] == 'absent':
+            if own and any(raw[key] is not None for key in ('verify', 'reason', 'expires')):
+                errors.append('%s (%s): verify, reason and expires are not used with state=absent; remove them'
+                              % (label, unit))
+            found.append(Request(label, unit, 'absent'))
+            continue
+        if raw['verify'] is None:
+            errors.append('%s (%s): verify is required with state=present (false: PYTHONHTTPSVERIFY=0, '
+                          'true: PYTHONHTTPSVERIFY=1)' % (label, unit))
+        request = Request(label, unit, 'present', raw['verify'])
+        try:
+            request.reason = dropin.validate_reason(raw['reason'])
+            request.expires = dropin.validate_expires(raw['expires'])
+        except dropin.DropinValueError as exc:
+            errors.append('%s (%s): %s' % (label, unit, exc))
+        found.append(request)
+    return found, errors
+
+
+class DropinPlan(object):
+    """What happens to one drop-in: ``request``, ``path`` (real) and ``host`` (under root),
+    ``old``/``new`` bytes (new None: removed), ``old_mode``/``old_owner``, ``action``
+    (created, updated, removed, unchanged), and ``reason``/``expires`` read back."""
+
+    __slots__ = ('request', 'path', 'host', 'old', 'new', 'old_mode', 'old_owner', 'action', 'reason', 'expires',
+                 'label')
+
+    def __init__(self, request, path, host, old):
+        self.request = request
+        self.label = request.label
+        self.path = path
+        self.host = host
+        self.old = old
+        self.new = None
+        self.old_mode = None
+        self.old_owner = None
+        self.action = 'unchanged'
+        self.reason = request.reason
+        self.expires = request.expires
+
+    @property
+    def name(self):
+        return self.request.name
+
+    @property
+    def changed(self):
+        return self.action != 'unchanged'
+
+    def foreign_owner(self, euid):
+        """A drop-in of ours owned by someone else while we run as root: that user could add lines."""
+        return euid == 0 and self.old_owner not in (None, (0, 0))
+
+
+def plan_dropin(files, unit_dir, dropin_name, request, euid=0):
+    """The DropinPlan of one Request; PlanError (the message names the item) when refused."""
+    try:
+        resolved = files.resolve(dropin.dropin_path(unit_dir, request.name, dropin_name), follow=False,
+                                 folder_follow=False)
+        old = files.read_at(resolved)
+    except hostfiles.HostFileError as exc:
+        raise PlanError('%s (%s): %s' % (request.label, request.name, exc))
+    item = DropinPlan(request, resolved.real, resolved.host, old)
+    current = dropin.parse_dropin(old)
+    if old is not None and current is None:
+        raise PlanError('%s (%s): %s exists but is not managed by this module (no marker line "%s"); it was left '
+                        'alone. Move it away, or choose another dropin_name'
+                        % (request.label, request.name, resolved.real, dropin.MARKER))
+    if request.state == 'absent':
+        item.action = 'removed' if old is not None else 'unchanged'
+        if current is not None:
+            item.reason, item.expires = current['reason'], current['expires']
+        return item
+    item.new = dropin.render_dropin(request.verify, request.reason, request.expires)
+    if old is not None and resolved.exists and resolved.host not in files.overlay:
+        info = os.stat(resolved.real)
+        item.old_mode = stat.S_IMODE(info.st_mode)
+        item.old_owner = (info.st_uid, info.st_gid)
+    if old is None:
+        item.action = 'created'
+    elif old != item.new or item.old_mode not in (None, DROPIN_MODE) or item.foreign_owner(euid):
+        item.action = 'updated'
+    return item
+
+
+def plan_exclusive(files, unit_dir, dropin_name, keep):
+    """DropinPlans removing the drop-ins of ours in ``unit_dir`` of units not in ``keep``."""
+    try:
+        names = files.listdir(unit_dir) or []
+    except hostfiles.HostFileError as exc:
+        raise PlanError('exclusive: cannot list %s: %s' % (unit_dir, exc))
+    ours = {}
+    for entry in names:
+        unit = dropin.unit_from_dropin_folder(entry)
+        if unit is None or files.entry(unit_dir, entry)[0] != 'dir':
+            continue
+        try:
+            resolved = files.resolve(dropin.dropin_path(unit_dir, unit, dropin_name), follow=False,
+                                     folder_follow=False)
+            old = files.read_at(resolved)
+        except hostfiles.HostFileError:
+            continue  # a link or unreadable file is not a drop-in of ours to remove
+        parsed = dropin.parse_dropin(old)
+        if parsed is not None:
+            ours[unit] = (resolved, old, parsed)
+    removals = []
+    for unit in dropin.exclusive_removals(ours, keep):
+        resolved, old, parsed = ours[unit]
+        item = DropinPlan(Request('exclusive', unit, 'absent'), resolved.real, resolved.host, old)
+        item.action = 'removed'
+        item.reason, item.expires = parsed['reason'], parsed['expires']
+        removals.append(item)
+    return removals
+
+
+def plan_dropins(files, unit_dir, dropin_name, found, exclusive, euid=0):
+    """(DropinPlans of the requests, DropinPlans of exclusive removals); PlanError listing every
+    refused item."""
+    plans = []
+    errors = []
+    for request in found:
+        try:
+            plans.append(plan_dropin(files, unit_dir, dropin_name, request, euid))
+        except PlanError as exc:
+            errors.append(str(exc))
+    removals = []
+    if exclusive and not errors:
+        try:
+            removals = plan_exclusive(files, unit_dir, dropin_name, [r.name for r in found])
+        except PlanError as exc:
+            errors.append(str(exc))
+    if errors:
+        raise PlanError('Nothing was changed: %s' % '; '.join(errors), errors)
+    return plans, removals
+
+
+def dropin_read_back_check(request):
+    expected = dict(verify=request.verify, value='1' if request.verify else '0', reason=request.reason,
+                    expires=request.expires)
+
+    def check(content):
+        parsed = dropin.parse_dropin(content)
+        if parsed is None:
+            return 'the marker line is missing'
+        if parsed != expected:
+            return 'it reads back as %r, not %r' % (parsed, expected)
+        return None
+    return check
+
+
+def overlay(plans):
+    """{host path: bytes or None} of the files the plans change (None: removed)."""
+    return dict((plan.host, plan.new) for plan in plans if plan.changed)

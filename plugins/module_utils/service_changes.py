@@ -1,0 +1,201 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) pep493.https contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""service_verification's steps: plan every drop-in (plan), describe each unit with the host
+model (the same ``effective`` rule as verification_info), write (safe_file), then one
+daemon-reload and at most one restart."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import os
+
+from ansible_collections.pep493.https.plugins.module_utils import dropin
+from ansible_collections.pep493.https.plugins.module_utils import effect as effects
+from ansible_collections.pep493.https.plugins.module_utils import hostfiles
+from ansible_collections.pep493.https.plugins.module_utils import hostmodel
+from ansible_collections.pep493.https.plugins.module_utils import plan
+from ansible_collections.pep493.https.plugins.module_utils import policy
+from ansible_collections.pep493.https.plugins.module_utils import runtime as runtimes
+from ansible_collections.pep493.https.plugins.module_utils import safe_file
+from ansible_collections.pep493.https.plugins.module_utils import systemd
+from ansible_collections.pep493.https.plugins.module_utils import units
+
+VARIABLE = dropin.VARIABLE
+
+
+class Described(object):
+    """What the host model says about the unit of one DropinPlan, once the plan is applied."""
+
+    __slots__ = ('unit_known', 'effective', 'effect', 'exec_start', 'active_state', 'value', 'value_known', 'source')
+
+    def __init__(self):
+        self.unit_known = False
+        self.effective = None
+        self.effect = None
+        self.exec_start = []
+        self.active_state = None
+        self.value = None
+        self.value_known = True
+        self.source = None
+
+
+def validate(params):
+    """(requests, dropin name, [errors]) of the module's options: every problem at once."""
+    errors = []
+    if params['exclusive'] and params['services'] is None:
+        errors.append('exclusive=true needs services (the complete list of units to keep)')
+    try:
+        dropin_name = dropin.validate_dropin_name(params['dropin_name'])
+    except dropin.DropinValueError as exc:
+        errors.append(str(exc))
+        dropin_name = None
+    if not params['unit_dir'].startswith('/'):
+        errors.append('unit_dir %s must be an absolute path' % dropin.show(params['unit_dir']))
+    found, item_errors = plan.requests(params['name'], params['services'], params)
+    return found, dropin_name, errors + item_errors
+
+
+def loaded_units(module, systemctl):
+    """{unit: (load, active, sub)} from one ``systemctl list-units`` (None when it failed)."""
+    rc, out, err = module.run_command([systemctl] + runtimes.LIST_UNITS, environ_update=runtimes.SYSTEMCTL_ENV)
+    if rc != 0:
+        module.warn('systemctl list-units failed (exit %s: %s); whether units are running is not known, so none is '
+                    'restarted' % (rc, (err or '').strip()))
+        return None
+    return systemd.parse_list_units(out)
+
+
+def describe(root, plans, loaded):
+    """{unit: Described} for the units of ``plans``, from the host model with the planned
+    drop-ins in place (``loaded``: what list-units said, or None)."""
+    files = hostfiles.HostFiles(root, overlay=plan.overlay(plans))
+    runtime = hostmodel.Runtime(loaded=loaded) if loaded is not None else None
+    host = hostmodel.Host(files, runtime)
+    described = {}
+    for item in plans:
+        service = host.service(item.name)
+        info = Described()
+        state = (loaded or {}).get(item.name)
+        info.unit_known = service.unit.load_state != units.NOT_FOUND or bool(state and state[0] != 'not-found')
+        info.active_state = state[1] if state else None
+        info.exec_start = [[c.path] + list(c.argv[1:]) for c in service.config.exec_start_pre +
+                           service.config.exec_start]
+        if service.unit.load_state == units.NOT_FOUND:
+            info.effective, info.effect = None, effects.NOT_LOADED
+        else:
+            info.effective, info.effect = service.effect.effective, service.effect.kind
+        info.value, info.value_known, setting = service.variable()
+        info.source = setting.path if setting is not None else None
+        described[item.name] = info
+    return described
+
+
+def apply(module, changes, dropin_name, euid, done):
+    """Write or remove each changed drop-in (nothing in check mode); ``done`` gets the name of
+    each unit whose drop-in was handled, so a failure half-way says which were."""
+    for item in changes:
+        folder = os.path.dirname(item.path)
+        if item.new is not None:
+            if item.new != item.old and not module.check_mode:
+                safe_file.make_dirs(module, folder, plan.FOLDER_MODE)
+                safe_file.write_atomic(module, item.path, item.new, check=plan.dropin_read_back_check(item.request),
+                                       mode=plan.DROPIN_MODE)
+            if item.old_mode not in (None, plan.DROPIN_MODE) and not module.check_mode:
+                try:
+                    os.chmod(item.path, plan.DROPIN_MODE)
+                except OSError as exc:
+                    raise safe_file.SafeFileError('cannot set mode %04o on %s: %s'
+                                                  % (plan.DROPIN_MODE, item.path, exc.strerror))
+            if item.foreign_owner(euid) and not module.check_mode:
+                try:
+                    os.chown(item.path, 0, 0)
+                except OSError as exc:
+                    raise safe_file.SafeFileError('cannot give %s to root:root: %s' % (item.path, exc.strerror))
+        else:
+            safe_file.remove_file(module, item.path)
+            safe_file.remove_empty_dir(module, folder, ignore=(dropin_name,))
+        done.append(item.name)
+
+
+def file_diff(item, euid):
+    before_header = item.path
+    if item.old_mode not in (None, plan.DROPIN_MODE):
+        before_header = '%s (mode %04o, becomes %04o)' % (item.path, item.old_mode, plan.DROPIN_MODE)
+    if item.foreign_owner(euid):
+        before_header += ' (owner %d:%d, becomes root:root)' % item.old_owner
+    return dict(before=safe_file.text_for_diff(item.old), after=safe_file.text_for_diff(item.new),
+                before_header=before_header, after_header=item.path if item.new is not None else '/dev/null')
+
+
+def public(item, info=None):
+    """The RETURN entry of one DropinPlan."""
+    expires = item.expires
+    present = item.request.state == 'present'
+    result = dict(name=item.name, path=item.path, state=item.request.state,
+                  verify=item.request.verify if present else None, reason=item.reason,
+                  expires=expires.isoformat() if hasattr(expires, 'isoformat') else expires,
+                  expired=present and dropin.is_expired(expires, policy.today()), action=item.action)
+    if info is not None:
+        result.update(unit_known=info.unit_known, effective=info.effective, effect=info.effect,
+                      exec_start=info.exec_start)
+    return result
+
+
+def warnings(item, shown, info):
+    """The warnings one exception deserves (insecure, expired, no effect, overridden)."""
+    if item.request.state != 'present':
+        return []
+    name = item.name
+    found = []
+    if item.request.verify is False:
+        found.append('%s: PYTHONHTTPSVERIFY=0 turns HTTPS certificate verification off for the Python 2 code of '
+                     'this service (insecure)%s%s.'
+                     % (name, '; reason: %s' % item.reason if item.reason else '; no reason given',
+                        '; expires %s' % shown['expires'] if item.expires else '; no expiry date'))
+    if shown['expired']:
+        found.append('%s: the exception expired on %s (reason: %s); renew it with a later expires or remove it '
+                     '(state=absent).' % (name, shown['expires'], item.reason or 'none given'))
+    if info is None:
+        return found
+    commands = ' ; '.join(' '.join(argv) for argv in info.exec_start)
+    if info.effective is False and info.effect == effects.PYTHON3:
+        found.append('%s runs Python 3 (ExecStart=%s): PYTHONHTTPSVERIFY has no effect on Python 3, so this drop-in '
+                     'changes nothing (effective=false).' % (name, commands))
+    elif info.effective is False:
+        found.append('%s: PYTHONHTTPSVERIFY never reaches Python 2 code there (%s: %s), so this drop-in changes '
+                     'nothing (effective=false).' % (name, info.effect, commands))
+    wanted = '1' if item.request.verify else '0'
+    decided = info.effect not in (effects.MASKED, effects.CANNOT_START)
+    if info.unit_known and info.value_known and info.value != wanted and decided:
+        found.append('%s: the unit will get PYTHONHTTPSVERIFY=%s, not %s: %s sets it after %s.'
+                     % (name, info.value if info.value is not None else '(unset)', wanted,
+                        info.source or 'another setting', os.path.basename(item.path)))
+    return found
+
+
+def restarts(params, changes, described):
+    """(units to restart, units left running with their old environment)."""
+    runnable = [item.name for item in changes
+                if not systemd.is_template(item.name) and described.get(item.name) and described[item.name].unit_known]
+    running = [name for name in runnable if described[name].active_state in runtimes.RUNNING_STATES]
+    if params['restart'] == 'try-restart':
+        chosen = running
+    elif params['restart'] == 'restart':
+        chosen = runnable
+    else:
+        chosen = []
+    return chosen, [name for name in running if name not in chosen]
+
+
+def message(changes, running, root, check_mode):
+    """The one-line ``msg``."""
+    if not changes:
+        return 'All drop-ins are as requested.'
+    verb = 'would be ' if check_mode else ''
+    names = ', '.join(item.name for item in changes)
+    if running:
+        return '%d drop-in(s) %schanged: %s.' % (len(changes), verb, names)
+    return ('%d drop-in(s) %schanged: %s. systemd is not running here%s: no daemon-reload or restart was attempted.'
+            % (len(changes), verb, names, ' (root is set)' if root else ''))
