@@ -27,6 +27,7 @@ import stat
 import time
 
 from ansible_collections.pep493.https.plugins.module_utils import cfg
+from ansible_collections.pep493.https.plugins.module_utils import hostfiles
 from ansible_collections.pep493.https.plugins.module_utils import safe_file
 
 RECORD_SUFFIX = '.pep493-original'
@@ -95,13 +96,22 @@ def candidates(dest):
     return found
 
 
+def read_file(path):
+    """Bytes of the regular file ``path`` (a real path), None when it does not exist; read by the
+    host-files layer's reader (never blocks, never truncates). SafeFileError otherwise."""
+    try:
+        return hostfiles.HostFiles().read(path)
+    except hostfiles.HostFileError as exc:
+        raise safe_file.SafeFileError(str(exc))
+
+
 def _read_candidate(path, record):
     entry = dict(path=path, exists=True, content=None, error=None)
     try:
         if stat.S_ISLNK(os.lstat(path).st_mode):
             entry['error'] = 'a symbolic link (to %s): refused' % os.readlink(path)
             return entry
-        data = safe_file.read_bytes(path)
+        data = read_file(path)
     except (OSError, safe_file.SafeFileError) as exc:
         entry['error'] = str(getattr(exc, 'strerror', None) or exc)
         return entry
@@ -168,7 +178,7 @@ def record_original(dest, old, now=None):
     path = record_path(dest)
     try:
         if stat.S_ISREG(os.lstat(path).st_mode):
-            parse_record(safe_file.read_bytes(path))
+            parse_record(read_file(path))
             return None
     except OSError as exc:
         if exc.errno != errno.ENOENT:
