@@ -8,7 +8,8 @@ The history of ``<file>`` lives beside it:
 * ``<file>.pep493-original``: the record of the file before its first change with ``backup``
   on - its bytes, or that there was no file at all. Created once, exclusively, never replaced
   (unless a crash left it incomplete, which its length line shows).
-* ``<file>.<pid>.<YYYY-mm-dd@HH:MM:SS>~``: a backup per change (Ansible's ``backup_local`` names).
+* ``<file>.<pid>.<YYYY-mm-dd@HH:MM:SS>~``: a backup per change (``safe_file.backup``,
+  created exclusively, never through a link).
 * ``<file>.<pid>.<YYYY-mm-dd@HH:MM:SS>.before-restore~``: the file a restore replaced. Kept for
   the operator, never a restore candidate, so that a second restore changes nothing.
 

@@ -17,6 +17,7 @@ import errno
 import os
 import stat
 import tempfile
+import time
 
 from ansible_collections.pep493.https.plugins.module_utils import hostfiles
 
@@ -115,19 +116,22 @@ def write_atomic(module, dest, content, check=None, mode=None):
     _fsync_dir(folder)
 
 
-def create_exclusive(path, content, mode=0o600):
+def create_exclusive(path, content, mode=0o600, owner=None):
     """Create the file ``path`` with ``content`` only when nothing is there (O_CREAT|O_EXCL|
     O_NOFOLLOW: never over another file, never through a link), with ``mode`` whatever the
-    umask, and fsync it and its folder. False (nothing written) when ``path`` exists; a failure
-    after creation removes the partial file and raises SafeFileError."""
+    umask, and fsync it and its folder; ``owner``: (uid, gid) to give it (as root). False
+    (nothing written) when ``path`` exists; a failure after creation removes the partial file
+    (only the one this call created) and raises SafeFileError, whose ``cause`` is the reason."""
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, 'O_NOFOLLOW', 0), mode)
     except OSError as exc:
         if exc.errno == errno.EEXIST:
             return False
-        raise SafeFileError('cannot create %s: %s' % (path, exc.strerror))
+        raise _with_cause(SafeFileError('cannot create %s: %s' % (path, exc.strerror)), exc.strerror)
     try:
         try:
+            if owner is not None and os.geteuid() == 0:
+                os.fchown(fd, owner[0], owner[1])
             os.fchmod(fd, mode)
             _write_all(fd, content)
             os.fsync(fd)
@@ -135,9 +139,15 @@ def create_exclusive(path, content, mode=0o600):
             os.close(fd)
     except OSError as exc:
         _remove(path)
-        raise SafeFileError('cannot write %s: %s; the partial file was removed' % (path, exc.strerror))
+        raise _with_cause(SafeFileError('cannot write %s: %s; the partial file was removed' % (path, exc.strerror)),
+                          exc.strerror)
     _fsync_dir(os.path.dirname(path))
     return True
+
+
+def _with_cause(error, cause):
+    error.cause = cause
+    return error
 
 
 def _write_all(fd, content):
@@ -167,30 +177,47 @@ def _fsync_dir(folder):
         os.close(fd)
 
 
-def backup(module, path):
-    """A timestamped copy beside ``path`` (not in check mode); returns its name or None."""
-    if module.check_mode or not os.path.exists(path):
+BACKUP_STAMP = '%Y-%m-%d@%H:%M:%S'
+BACKUP_TRIES = 3
+
+
+def backup(module, path, content=None):
+    """A copy of ``path`` beside it, ``<file>.<pid>.<YYYY-mm-dd@HH:MM:SS>~`` (not in check mode),
+    with the file's mode, owner and group; returns its name or None when there is no file.
+
+    Created like every other write: exclusively (O_EXCL|O_NOFOLLOW), never over another file,
+    never through a link (a planted one included); a name already taken waits for the next
+    second's name, then the backup is refused. A failed backup removes only the file this run
+    created. ``content``: the file's bytes when already read.
+    """
+    if module.check_mode:
         return None
     try:
-        return module.backup_local(path)
-    except Exception as exc:  # ansible-core 2.19+ raises where older ones call fail_json
-        cause = getattr(exc, '__cause__', None) or exc
-        _remove_partial_backups(path)
-        raise SafeFileError('cannot back up %s before changing it: %s; nothing was changed'
-                            % (path, getattr(cause, 'strerror', None) or cause))
-
-
-def _remove_partial_backups(path):
-    # backup_local names copies <file>.<pid>.<timestamp>~; only this process's can be partial.
-    folder, name = os.path.split(path)
-    prefix = '%s.%d.' % (name, os.getpid())
-    try:
-        names = os.listdir(folder)
-    except OSError:
-        return
-    for entry in names:
-        if entry.startswith(prefix) and entry.endswith('~'):
-            _remove(os.path.join(folder, entry))
+        info = os.lstat(path)
+    except OSError as exc:
+        if exc.errno == errno.ENOENT:
+            return None
+        raise SafeFileError('cannot back up %s before changing it: %s; nothing was changed' % (path, exc.strerror))
+    if content is None:
+        try:
+            content = hostfiles.HostFiles().read(path)
+        except hostfiles.HostFileError as exc:
+            raise SafeFileError('cannot back up %s before changing it: %s; nothing was changed' % (path, exc))
+    taken = []
+    for attempt in range(BACKUP_TRIES):
+        if attempt:
+            time.sleep(1.0 - time.time() % 1.0)
+        name = '%s.%d.%s~' % (path, os.getpid(), time.strftime(BACKUP_STAMP, time.localtime(time.time())))
+        try:
+            made = create_exclusive(name, content, stat.S_IMODE(info.st_mode), (info.st_uid, info.st_gid))
+        except SafeFileError as exc:
+            raise SafeFileError('cannot back up %s before changing it: %s; nothing was changed'
+                                % (path, getattr(exc, 'cause', None) or exc))
+        if made:
+            return name
+        taken.append(name)
+    raise SafeFileError('cannot back up %s before changing it: %s already exist%s (never replaced nor followed); '
+                        'nothing was changed' % (path, ', '.join(taken), '' if len(taken) > 1 else 's'))
 
 
 def file_args_for(module, path, default_mode=None, exists=True):

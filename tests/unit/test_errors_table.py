@@ -16,10 +16,9 @@ import re
 
 import pytest
 
-from ansible.module_utils import basic
 
 from ansible_collections.pep493.https.plugins.modules import cert_verification, service_verification
-from ansible_collections.pep493.https.plugins.module_utils import hostfiles, safe_file
+from ansible_collections.pep493.https.plugins.module_utils import history, hostfiles, safe_file
 from ansible_collections.pep493.https.tests.unit.module_args import patch_module_args
 
 TABLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'docs', 'errors.md')
@@ -58,12 +57,10 @@ def fail_errno(monkeypatch, target, name, code):
     monkeypatch.setattr(target, name, raiser)
 
 
-def fail_backup(monkeypatch):
-    def raiser(*args, **kwargs):
-        exc = Exception('Could not make backup')  # ansible-core 2.19+: raised from the OSError
-        exc.__cause__ = OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-        raise exc
-    monkeypatch.setattr(basic.AnsibleModule, 'backup_local', raiser)
+def fail_backup(root, monkeypatch):
+    """The record of the file exists already: the backup is the first file this run writes."""
+    put(root, CFG + history.RECORD_SUFFIX, history.render_record(SHIPPED, '2026-01-01@00:00:00Z'))
+    fail_errno(monkeypatch, safe_file.os, 'write', errno.ENOSPC)
 
 
 SVC = dict(name='legacy-app', verify=False, reason='vendor CA')
@@ -112,7 +109,7 @@ CASES = {
     'cfg-disk-full': ('cert_verification', dict(verify='enable'),
                       lambda r, m: (put(r, CFG), fail_errno(m, safe_file.os, 'fsync', errno.ENOSPC))),
     'cfg-backup-fails': ('cert_verification', dict(verify='enable', backup=True),
-                         lambda r, m: (put(r, CFG), fail_backup(m))),
+                         lambda r, m: (put(r, CFG), fail_backup(r, m))),
     'svc-name-and-services': ('service_verification', dict(SVC, services=[dict(name='b', verify=True)]), None),
     'svc-no-name': ('service_verification', dict(verify=False), None),
     'svc-name-dotdot': ('service_verification', dict(SVC, name='../x'), None),

@@ -1,0 +1,80 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) pep493.https contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The writing modules against hostile trees: backups, links, folders, sizes (issue 11)."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import errno
+import os
+import stat
+import time
+
+from ansible_collections.pep493.https.plugins.modules import cert_verification
+from ansible_collections.pep493.https.plugins.module_utils import history
+from ansible_collections.pep493.https.tests.unit.tree import read, write
+
+CFG = '/etc/python/cert-verification.cfg'
+SHIPPED = b"[https]\nverify=platform_default\n"
+OUTSIDE = b'root:x:0:0:secret\n'
+
+
+def cfg_file(root):
+    return os.path.join(str(root), 'etc', 'python', 'cert-verification.cfg')
+
+
+def backup_names(path, seconds):
+    """The names a backup of ``path`` made by this process may take in the next ``seconds``."""
+    now = time.time()
+    return ['%s.%d.%s~' % (path, os.getpid(), time.strftime('%Y-%m-%d@%H:%M:%S', time.localtime(now + step)))
+            for step in range(seconds)]
+
+
+def test_a_planted_backup_link_is_never_written_through(run_module, tmp_path):
+    """backup: true, and a repair (which always backs up), with every name the backup may take
+    in the next seconds planted as a link to a file outside root."""
+    root = tmp_path / 'root'
+    outside = write(tmp_path, 'outside/shadow', OUTSIDE, mode=0o600)
+    for content, args in ((SHIPPED, dict(verify='enable', backup=True)),
+                          (b'junk\n' + SHIPPED, dict(verify='enable', repair=True))):
+        path = write(root, CFG, content)
+        for name in backup_names(path, 3):
+            if not os.path.lexists(name):
+                os.symlink(outside, name)
+        result, code = run_module(cert_verification, dict(args, root=str(root)))
+        assert read(outside) == OUTSIDE
+        assert stat.S_IMODE(os.stat(outside).st_mode) == 0o600
+        if code == 0:
+            backup = result['backup_file']
+            assert not os.path.islink(backup) and read(backup) == content
+        else:
+            assert 'cannot back up' in result['msg'] and read(path) == content, result
+
+
+def test_the_backup_keeps_mode_and_owner_and_is_never_a_link(run_module, tmp_path):
+    path = write(tmp_path, CFG, SHIPPED, mode=0o640)
+    result = run_module.ok(cert_verification, dict(root=str(tmp_path), verify='enable', backup=True))
+    info = os.lstat(result['backup_file'])
+    assert stat.S_ISREG(info.st_mode) and stat.S_IMODE(info.st_mode) == 0o640
+    assert (info.st_uid, info.st_gid) == (os.stat(path).st_uid, os.stat(path).st_gid)
+    assert read(result['backup_file']) == SHIPPED
+
+
+def test_a_failed_backup_keeps_older_backups_of_the_same_pid(run_module, tmp_path, monkeypatch):
+    path = write(tmp_path, CFG, SHIPPED)
+    older = write(tmp_path, CFG + '.%d.2020-01-01@00:00:00~' % os.getpid(), b'[https]\nverify=enable\n')
+    record = write(tmp_path, CFG + history.RECORD_SUFFIX, history.render_record(SHIPPED, '2020-01-01@00:00:00Z'))
+
+    def full(*args):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+    for name in ('write', 'sendfile'):  # every way a copy reaches the disk
+        if hasattr(os, name):
+            monkeypatch.setattr(os, name, full)
+    result = run_module.fail(cert_verification, dict(root=str(tmp_path), verify='enable', backup=True))
+    monkeypatch.undo()
+    assert 'cannot back up %s' % path in result['msg'] and 'No space left on device' in result['msg']
+    assert read(older) == b'[https]\nverify=enable\n'
+    assert sorted(os.listdir(os.path.dirname(path))) == sorted(os.path.basename(name) for name in (path, older, record))
+    assert read(path) == SHIPPED
