@@ -220,6 +220,33 @@ def backup(module, path, content=None):
                         'nothing was changed' % (path, ', '.join(taken), '' if len(taken) > 1 else 's'))
 
 
+def split_hard_link(module, path, content, file_args=None):
+    """Give ``path`` an inode of its own when other names share it (a hard link), before its
+    mode, owner or group change: ``content`` (what it holds) is rewritten through write_atomic,
+    whose rename splits the link, so the other names keep their attributes. With ``file_args``
+    only when they would change something. Not in check mode. Returns whether it was split."""
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return False
+    if module.check_mode or not stat.S_ISREG(info.st_mode) or info.st_nlink < 2:
+        return False
+    if file_args is not None and not attributes_differ(module, file_args):
+        return False
+    write_atomic(module, path, content, check=lambda data: None if data == content else 'its content changed')
+    return True
+
+
+def attributes_differ(module, file_args):
+    """Whether ``file_args`` would change the file (asked in check mode: nothing is changed)."""
+    saved = module.check_mode
+    module.check_mode = True
+    try:
+        return module.set_fs_attributes_if_different(file_args, False)
+    finally:
+        module.check_mode = saved
+
+
 def file_args_for(module, path, default_mode=None, exists=True):
     """The common file arguments for ``path``; a new file gets ``default_mode``."""
     file_args = module.load_file_common_arguments(module.params, path=path)

@@ -361,6 +361,10 @@ def main():
     if os.path.exists(dest):
         attr_diff = dict(before_header=dest, after_header=dest, before={}, after={})
         file_args = safe_file.file_args_for(module, dest, default_mode='0644', exists=planned.old is not None)
+        try:
+            safe_file.split_hard_link(module, dest, planned.new, file_args)
+        except safe_file.SafeFileError as exc:
+            module.fail_json(msg=str(exc), path=dest)
         result['changed'] = module.set_fs_attributes_if_different(file_args, result['changed'], diff=attr_diff)
         if attr_diff['before'] or attr_diff['after']:
             diffs.append(attr_diff)

@@ -12,7 +12,7 @@ import os
 import stat
 import time
 
-from ansible_collections.pep493.https.plugins.modules import cert_verification
+from ansible_collections.pep493.https.plugins.modules import cert_verification, service_verification
 from ansible_collections.pep493.https.plugins.module_utils import history
 from ansible_collections.pep493.https.tests.unit.tree import read, write
 
@@ -78,3 +78,48 @@ def test_a_failed_backup_keeps_older_backups_of_the_same_pid(run_module, tmp_pat
     assert read(older) == b'[https]\nverify=enable\n'
     assert sorted(os.listdir(os.path.dirname(path))) == sorted(os.path.basename(name) for name in (path, older, record))
     assert read(path) == SHIPPED
+
+
+def hard_linked(tmp_path, path, mode, owner):
+    """A file outside root sharing ``path``'s inode, with ``mode`` and ``owner``."""
+    outside = os.path.join(str(tmp_path), 'outside', 'linked')
+    if not os.path.isdir(os.path.dirname(outside)):
+        os.makedirs(os.path.dirname(outside))
+    os.link(path, outside)
+    os.chmod(outside, mode)
+    os.chown(outside, *owner)
+    return outside
+
+
+def attributes(path):
+    info = os.stat(path)
+    return stat.S_IMODE(info.st_mode), info.st_uid, info.st_gid, info.st_nlink
+
+
+def test_cfg_attributes_never_change_a_hard_linked_file(run_module, tmp_path):
+    root = tmp_path / 'root'
+    path = write(root, CFG, b'[https]\nverify=enable\n')
+    outside = hard_linked(tmp_path, path, 0o600, (4242, 4343))
+    for check_mode in (True, False):
+        result = run_module.ok(cert_verification, dict(root=str(root), verify='enable', mode='0644', owner='0',
+                                                       group='0'), check_mode=check_mode)
+        assert result['changed']
+        assert attributes(outside)[:3] == (0o600, 4242, 4343)
+        assert read(outside) == b'[https]\nverify=enable\n'
+    assert attributes(path) == (0o644, 0, 0, 1)
+    assert read(path) == b'[https]\nverify=enable\n'
+    again = run_module.ok(cert_verification, dict(root=str(root), verify='enable', mode='0644', owner='0', group='0'))
+    assert not again['changed']
+
+
+def test_dropin_attributes_never_change_a_hard_linked_file(run_module, tmp_path):
+    root = tmp_path / 'root'
+    root.mkdir()
+    args = dict(root=str(root), name='legacy-app', verify=False, reason='vendor CA')
+    path = run_module.ok(service_verification, args)['services'][0]['path']
+    content = read(path)
+    outside = hard_linked(tmp_path, path, 0o664, (4242, 4343))
+    result = run_module.ok(service_verification, args)
+    assert result['changed']
+    assert attributes(outside)[:3] == (0o664, 4242, 4343) and read(outside) == content
+    assert attributes(path) == (0o644, 0, 0, 1) and read(path) == content
