@@ -25,6 +25,9 @@ description:
     line, the O(reason) and O(expires) as comment lines, C([Service]) and the C(Environment=) line),
     with mode C(0644) in a folder of mode C(0755). A file of the same name without the marker line
     is never overwritten nor removed; the module fails instead.
+  - An existing C(<unit>.d) folder that group or others may write, or that another user than root owns,
+    is refused before anything of the call is written (its owner could replace the drop-in); make it
+    C(root:root) C(0755) and run again.
   - Every input is validated before anything is written. Unit names follow systemd's rules (letters,
     digits and C(:_.\-), C(@) for templates and instances, at most 255 characters, C(.service) only);
     O(reason) is one printable line; O(expires) a real C(YYYY-MM-DD) date. A call with any bad input

@@ -143,6 +143,8 @@ CASES = {
     'svc-folder-symlink': ('service_verification', dict(SVC), lambda r, m: link(r, DROPIN_DIR, '/tmp')),
     'svc-dropin-symlink': ('service_verification', dict(SVC),
                            lambda r, m: (put(r, DROPIN_DIR + '/real.conf', OURS), link(r, DROPIN, 'real.conf'))),
+    'svc-folder-unsafe': ('service_verification', dict(SVC),
+                          lambda r, m: (mkdirs(r, DROPIN_DIR), os.chmod(os.path.join(r, DROPIN_DIR), 0o777))),
     'svc-fifo': ('service_verification', dict(SVC),
                  lambda r, m: (mkdirs(r, DROPIN_DIR), os.mkfifo(os.path.join(r, DROPIN)))),
     'svc-read-only': ('service_verification', dict(SVC),

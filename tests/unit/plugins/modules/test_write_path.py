@@ -14,7 +14,7 @@ import time
 
 from ansible_collections.pep493.https.plugins.modules import cert_verification, service_verification
 from ansible_collections.pep493.https.plugins.module_utils import history
-from ansible_collections.pep493.https.tests.unit.tree import read, write
+from ansible_collections.pep493.https.tests.unit.tree import read, snapshot, write
 
 CFG = '/etc/python/cert-verification.cfg'
 SHIPPED = b"[https]\nverify=platform_default\n"
@@ -123,3 +123,28 @@ def test_dropin_attributes_never_change_a_hard_linked_file(run_module, tmp_path)
     assert result['changed']
     assert attributes(outside)[:3] == (0o664, 4242, 4343) and read(outside) == content
     assert attributes(path) == (0o644, 0, 0, 1) and read(path) == content
+
+
+def test_an_unsafe_dropin_folder_is_refused_before_any_write(run_module, tmp_path):
+    """A <unit>.d folder others may write (0777, 0775) or owned by another user: whoever can
+    write it could replace the drop-in, so nothing of the batch is written."""
+    units = os.path.join(str(tmp_path), 'etc', 'systemd', 'system')
+    folder = os.path.join(units, 'bad.service.d')
+    services = [dict(name='good1', verify=False, reason='vendor CA'), dict(name='bad', verify=False, reason='x')]
+    for mode, owner, words in ((0o777, (0, 0), 'mode 0777'), (0o775, (0, 0), 'mode 0775'),
+                               (0o755, (4242, 4343), 'owner 4242:4343')):
+        if not os.path.isdir(folder):
+            os.makedirs(folder)
+        os.chmod(folder, mode)
+        os.chown(folder, *owner)
+        before = snapshot(tmp_path)
+        for check_mode in (True, False):
+            result = run_module.fail(service_verification, dict(root=str(tmp_path), services=services),
+                                     check_mode=check_mode)
+            assert result['msg'].startswith('Nothing was changed'), result
+            assert folder in result['msg'] and words in result['msg'] and 'root:root 0755' in result['msg']
+            assert snapshot(tmp_path) == before
+    os.chmod(folder, 0o755)
+    os.chown(folder, 0, 0)
+    done = run_module.ok(service_verification, dict(root=str(tmp_path), services=services))
+    assert [item['action'] for item in done['services']] == ['created', 'created']
