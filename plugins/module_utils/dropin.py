@@ -17,6 +17,7 @@ import re
 import unicodedata
 
 from ansible_collections.pep493.https.plugins.module_utils import systemd
+from ansible_collections.pep493.https.plugins.module_utils.quoting import show  # noqa: F401 - dropin.show
 
 MARKER = '# Managed by pep493.https.service_verification; edits here are overwritten.'
 
@@ -27,6 +28,8 @@ DEFAULT_DROPIN_NAME = 'zz-pep493-https.conf'
 
 VARIABLE = 'PYTHONHTTPSVERIFY'
 REASON_MAX = 200
+# A drop-in of ours is under 1 KiB; a larger file at its name is refused before it is parsed.
+MAX_DROPIN_SIZE = 64 * 1024
 UNIT_NAME_MAX = 255
 SUFFIX = '.service'
 
@@ -45,10 +48,8 @@ _EXPIRES_LINE = '# expires: '
 
 try:
     _TEXT_TYPES = (str, unicode)  # noqa: F821 - Python 2
-    _ascii = repr  # Python 2's repr() of text is ASCII already
 except NameError:
     _TEXT_TYPES = (str,)
-    _ascii = ascii  # noqa: F821 - Python 3 builtin
 
 
 class UnitNameError(ValueError):
@@ -57,17 +58,6 @@ class UnitNameError(ValueError):
 
 class DropinValueError(ValueError):
     """A reason, expiry date or drop-in file name that cannot go into a drop-in."""
-
-
-def show(value, limit=80):
-    """repr() of ``value``, ASCII only and without Python 2's u'' prefix, so control
-    characters and look-alike letters are visible in a message."""
-    if isinstance(value, _TEXT_TYPES) and len(value) > limit:
-        return show(value[:limit]) + '...'
-    text = _ascii(value)
-    if text.startswith("u'") or text.startswith('u"'):
-        text = text[1:]
-    return text
 
 
 def _to_text(value):

@@ -65,7 +65,7 @@ def locate_cfg(files, path, follow):
         if exc.reason == 'link-refused':
             raise hostfiles.HostFileError('%s; set follow=true to write to the link target' % exc, exc.reason)
         raise
-    return resolved, files.read_at(resolved)
+    return resolved, files.read_at(resolved, cfg.MAX_CFG_SIZE)
 
 
 def plan_cfg(files, path, verify, state='present', create=True, repair=False, follow=False):
@@ -86,7 +86,7 @@ def plan_cfg(files, path, verify, state='present', create=True, repair=False, fo
         if not repair:
             raise PlanError('%s is malformed and breaks "import ssl" for Python 2 on RHEL 7: %s. Nothing was changed; '
                             'fix the file or set repair=true to comment those lines out (a backup is kept).'
-                            % (dest, cfg.format_errors(parsed.errors, dest)), parsed.as_dict()['errors'])
+                            % (dest, cfg.format_errors(parsed.errors, dest)), cfg.errors_for_result(parsed.errors))
         base = cfg.repair_cfg(old)
     previous = 'malformed' if parsed.errors else parsed.verify
     return CfgPlan(dest, resolved.host, old, cfg.render_cfg(base, wanted), previous, repaired)
@@ -212,7 +212,7 @@ def plan_dropin(files, unit_dir, dropin_name, request, euid=0):
     try:
         resolved = files.resolve(dropin.dropin_path(unit_dir, request.name, dropin_name), follow=False,
                                  folder_follow=False)
-        old = files.read_at(resolved)
+        old = files.read_at(resolved, dropin.MAX_DROPIN_SIZE)
     except hostfiles.HostFileError as exc:
         raise PlanError('%s (%s): %s' % (request.label, request.name, exc))
     item = DropinPlan(request, resolved.real, resolved.host, old)
@@ -273,7 +273,7 @@ def plan_exclusive(files, unit_dir, dropin_name, keep):
         try:
             resolved = files.resolve(dropin.dropin_path(unit_dir, unit, dropin_name), follow=False,
                                      folder_follow=False)
-            old = files.read_at(resolved)
+            old = files.read_at(resolved, dropin.MAX_DROPIN_SIZE)
         except hostfiles.HostFileError:
             continue  # a link or unreadable file is not a drop-in of ours to remove
         parsed = dropin.parse_dropin(old)

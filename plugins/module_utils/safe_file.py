@@ -261,6 +261,24 @@ def text_for_diff(data):
     return data.decode('utf-8', 'replace')
 
 
+# A diff whose before or after is larger is omitted (the result's ``diff_omitted`` says so).
+DIFF_MAX = 64 * 1024
+
+
+def content_diff(old, new, before_header, after_header):
+    """(a before/after diff entry, None) of bytes ``old`` and ``new`` (None: no file); past
+    DIFF_MAX bytes on either side, (an entry without the texts, the line ``diff_omitted``
+    gets): Ansible's ``src_larger``/``dst_larger`` make the callback say it was skipped."""
+    entry = dict(before_header=before_header, after_header=after_header)
+    old_size, new_size = len(old or b''), len(new or b'')
+    if old_size <= DIFF_MAX and new_size <= DIFF_MAX:
+        entry.update(before=text_for_diff(old), after=text_for_diff(new))
+        return entry, None
+    entry.update(src_larger=DIFF_MAX, dst_larger=DIFF_MAX)
+    return entry, ('%s: %d bytes before, %d after; diffs over %d bytes are omitted'
+                   % (before_header, old_size, new_size, DIFF_MAX))
+
+
 def remove_file(module, path):
     """Delete the file ``path`` (not in check mode). Returns whether it existed."""
     if not os.path.lexists(path):

@@ -104,8 +104,8 @@ options:
       - The file or its folder being a symbolic link is an error by default. With V(true) the link is
         followed and its target written (never outside O(root)). A link to a folder that does not exist
         is refused (nothing is created through it).
-      - O(path) must not end with C(/); a file larger than 16 MiB is refused as too large (it is never
-        read in part).
+      - O(path) must not end with C(/); a file (or backup) larger than 256 KiB (262144 bytes) is refused as
+        too large before it is parsed (it is never read in part).
     type: bool
     default: false
   mode:
@@ -238,6 +238,14 @@ restored_from:
   returned: with O(state=restored)
   type: str
   sample: /etc/python/cert-verification.cfg.12345.2026-01-01@00:00:00~
+diff_omitted:
+  description:
+    - In diff mode, the diffs left out because the file before or after is larger than 64 KiB (65536 bytes),
+      with both sizes; the diff entry then has no C(before)/C(after) texts.
+  returned: in diff mode, when a diff was omitted
+  type: list
+  elements: str
+  sample: ["/etc/python/cert-verification.cfg: 70000 bytes before, 69999 after; diffs over 65536 bytes are omitted"]
 skipped_backups:
   description: With O(state=restored), the newer backups that were not used, and why (malformed, unreadable).
   returned: with O(state=restored)
@@ -293,8 +301,11 @@ def restore_and_exit(module, dest, old):
     except (history.HistoryError, safe_file.SafeFileError) as exc:
         module.fail_json(msg=str(exc), path=dest)
     diff = result.pop('diff', None)
+    omitted = result.pop('diff_omitted', None)
     if module._diff and diff:
         result['diff'] = [diff]
+        if omitted:
+            result['diff_omitted'] = omitted
     for entry in result['skipped_backups']:
         module.warn('%s was not restored: %s' % (entry['path'], entry['reason']))
     if result['restored_from'] is None:
@@ -344,8 +355,10 @@ def main():
     result['verify'] = cfg.parse_cfg(planned.new).verify if planned.new is not None else 'platform_default'
     diffs = []
     if planned.changed:
-        diffs.append(dict(before=safe_file.text_for_diff(planned.old), after=safe_file.text_for_diff(planned.new),
-                          before_header=dest, after_header=dest))
+        content, omitted = safe_file.content_diff(planned.old, planned.new, dest, dest)
+        diffs.append(content)
+        if omitted and module._diff:
+            result['diff_omitted'] = [omitted]
     record = None
     try:
         if planned.changed and not module.check_mode:

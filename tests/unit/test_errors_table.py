@@ -18,7 +18,7 @@ import pytest
 
 
 from ansible_collections.pep493.https.plugins.modules import cert_verification, service_verification
-from ansible_collections.pep493.https.plugins.module_utils import history, hostfiles, safe_file
+from ansible_collections.pep493.https.plugins.module_utils import cfg, history, safe_file
 from ansible_collections.pep493.https.tests.unit.module_args import patch_module_args
 
 TABLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'docs', 'errors.md')
@@ -63,6 +63,7 @@ def fail_backup(root, monkeypatch):
     fail_errno(monkeypatch, safe_file.os, 'write', errno.ENOSPC)
 
 
+SHADOW_LIKE = b''.join(b'%s:$6$%s:19000::\n' % (user, b'h' * 100) for user in (b'root', b'daemon', b'adm'))
 SVC = dict(name='legacy-app', verify=False, reason='vendor CA')
 # id: (module, arguments, set-up(root, monkeypatch))
 CASES = {
@@ -80,6 +81,8 @@ CASES = {
     'cfg-create-false': ('cert_verification', dict(verify='enable', create=False), None),
     'cfg-text-before-section': ('cert_verification', dict(verify='enable'),
                                 lambda r, m: put(r, CFG, b'verify=disable\n[https]\n')),
+    'cfg-many-bad-lines': ('cert_verification', dict(verify='enable'),
+                           lambda r, m: put(r, CFG, SHADOW_LIKE)),
     'cfg-junk-line': ('cert_verification', dict(verify='enable'),
                       lambda r, m: put(r, CFG, b'[https]\nverify=disable\nthis is junk\n')),
     'cfg-file-symlink': ('cert_verification', dict(verify='enable'),
@@ -101,7 +104,7 @@ CASES = {
     'cfg-trailing-slash': ('cert_verification', dict(verify='enable', path='/' + CFG + '/'), None),
     'cfg-path-above-root': ('cert_verification', dict(verify='enable', path='/../' + CFG), None),
     'cfg-too-large': ('cert_verification', dict(verify='enable'),
-                      lambda r, m: put(r, CFG, b'[https]\n' + b'#' * hostfiles.MAX_FILE_SIZE + b'\n')),
+                      lambda r, m: put(r, CFG, b'[https]\n' + b'#' * cfg.MAX_CFG_SIZE + b'\n')),
     'cfg-unreadable': ('cert_verification', dict(verify='enable'),
                        lambda r, m: (put(r, CFG), fail_errno(m, safe_file.os, 'open', errno.EACCES))),
     'cfg-read-only': ('cert_verification', dict(verify='enable'),

@@ -8,12 +8,13 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import errno
+import json
 import os
 import stat
 import time
 
 from ansible_collections.pep493.https.plugins.modules import cert_verification, service_verification
-from ansible_collections.pep493.https.plugins.module_utils import history
+from ansible_collections.pep493.https.plugins.module_utils import cfg, history, safe_file
 from ansible_collections.pep493.https.tests.unit.tree import read, snapshot, write
 
 CFG = '/etc/python/cert-verification.cfg'
@@ -148,3 +149,45 @@ def test_an_unsafe_dropin_folder_is_refused_before_any_write(run_module, tmp_pat
     os.chown(folder, 0, 0)
     done = run_module.ok(service_verification, dict(root=str(tmp_path), services=services))
     assert [item['action'] for item in done['services']] == ['created', 'created']
+
+
+def test_a_malformed_file_is_quoted_one_line_cut_short(run_module, tmp_path):
+    """A shadow-like file hard-linked at the cfg path: the failure names the first offending
+    line, cut to cfg.QUOTE_LIMIT characters, and no other line's text."""
+    secrets = [('user%d:$6$%s:19000:0:99999:7:::' % (n, 'h' * 200)) for n in range(1000)]
+    path = write(tmp_path, CFG, ('\n'.join(secrets) + '\n').encode('ascii'))
+    result = run_module.fail(cert_verification, dict(root=str(tmp_path), verify='enable'))
+    everything = json.dumps(result)
+    assert "line 1: text before any [section] header" in result['msg']
+    assert "%s'..." % secrets[0][:cfg.QUOTE_LIMIT] in result['msg']
+    assert secrets[0][:cfg.QUOTE_LIMIT + 1] not in everything
+    assert 'user1:' not in everything and 'and 999 more malformed lines' in result['msg']
+    assert len(everything) < 4096, len(everything)
+    assert read(path).startswith(b'user0:')
+
+
+def test_a_file_over_the_size_limit_is_refused_before_it_is_parsed(run_module, tmp_path, monkeypatch):
+    path = write(tmp_path, CFG, b'[https]\nverify=disable\n' + b'#' * cfg.MAX_CFG_SIZE)
+
+    def no_parse(*args):
+        raise AssertionError('parsed a file over the limit')
+    monkeypatch.setattr(cfg, 'parse_cfg', no_parse)
+    for check_mode in (True, False):
+        result = run_module.fail(cert_verification, dict(root=str(tmp_path), verify='enable'), check_mode=check_mode)
+        assert result['msg'] == '%s is too large (%d bytes; files over %d bytes are not read)' % (
+            path, os.path.getsize(path), cfg.MAX_CFG_SIZE)
+    assert read(path).startswith(b'[https]\nverify=disable\n')
+
+
+def test_the_diff_of_a_large_file_is_omitted_and_the_result_says_so(run_module, tmp_path):
+    old = b'[https]\nverify=disable\n' + b'# a comment line\n' * (safe_file.DIFF_MAX // 16)
+    path = write(tmp_path, CFG, old)
+    result = run_module.ok(cert_verification, dict(root=str(tmp_path), verify='enable'), diff=True)
+    assert read(path) == old.replace(b'verify=disable', b'verify=enable')
+    content = result['diff'][0]
+    assert 'before' not in content and 'after' not in content, sorted(content)
+    assert content['src_larger'] == safe_file.DIFF_MAX and content['dst_larger'] == safe_file.DIFF_MAX
+    assert result['diff_omitted'] == ['%s: %d bytes before, %d after; diffs over %d bytes are omitted'
+                                      % (path, len(old), len(old) - 1, safe_file.DIFF_MAX)]
+    small = run_module.ok(cert_verification, dict(root=str(tmp_path), verify='disable'), diff=False)
+    assert 'diff_omitted' not in small
