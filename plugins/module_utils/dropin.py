@@ -31,6 +31,9 @@ REASON_MAX = 200
 # A drop-in of ours is under 1 KiB; a larger file at its name is refused before it is parsed.
 MAX_DROPIN_SIZE = 64 * 1024
 UNIT_NAME_MAX = 255
+# Linux file systems (ext4, xfs, btrfs, tmpfs) take at most 255 bytes per file name: the drop-in
+# folder <unit>.service.d and the drop-in file are each one name. Names here are ASCII only.
+NAME_BYTES_MAX = 255
 SUFFIX = '.service'
 
 # Unit types systemd knows; a name ending in one of these (other than .service) is refused.
@@ -94,6 +97,11 @@ def validate_unit_name(name):
     if len(canonical) > UNIT_NAME_MAX:
         raise UnitNameError('unit name %s is %d characters long with its suffix; systemd allows at most %d'
                             % (show(name), len(canonical), UNIT_NAME_MAX))
+    folder = len((canonical + '.d').encode('utf-8'))
+    if folder > NAME_BYTES_MAX:
+        raise UnitNameError('unit name %s is %d characters long with its suffix; its drop-in folder (<name>.service.d) '
+                            "would be %d bytes long, and a file name has at most %d bytes (the file system's limit)"
+                            % (show(name), len(canonical), folder, NAME_BYTES_MAX))
     stem = canonical[:-len(SUFFIX)]
     prefix, at, instance = stem.partition('@')
     if prefix == '':
@@ -137,6 +145,9 @@ def validate_dropin_name(name):
         raise DropinValueError('dropin_name %s must be a plain file name ending in ".conf" (letters, digits, '
                                '"_.@+-", not starting with "." or "-"); systemd reads only *.conf drop-ins'
                                % show(name))
+    if len(name.encode('utf-8')) > NAME_BYTES_MAX:
+        raise DropinValueError('dropin_name %s is %d bytes long; a file name has at most %d bytes (the file '
+                               "system's limit)" % (show(name), len(name.encode('utf-8')), NAME_BYTES_MAX))
     return str(name)
 
 

@@ -14,12 +14,16 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import errno
+import grp
 import os
+import pwd
+import re
 import stat
 import tempfile
 import time
 
 from ansible_collections.pep493.https.plugins.module_utils import hostfiles
+from ansible_collections.pep493.https.plugins.module_utils import quoting
 
 
 # One error type for every file problem: resolving (hostfiles) and writing (here).
@@ -60,6 +64,7 @@ def _is_real_dir(path):
 
 
 NEW_FILE_MODE = 0o644
+TEMP_NAME_KEPT = 200
 
 
 def write_atomic(module, dest, content, check=None, mode=None):
@@ -72,7 +77,8 @@ def write_atomic(module, dest, content, check=None, mode=None):
     folder = os.path.dirname(dest)
     creating = not os.path.exists(dest)
     try:
-        fd, tmp = tempfile.mkstemp(prefix='.%s.' % os.path.basename(dest), suffix='.tmp', dir=folder)
+        # the name cut so that the temp file's name fits in 255 bytes whatever the file's own name
+        fd, tmp = tempfile.mkstemp(prefix='.%s.' % os.path.basename(dest)[:TEMP_NAME_KEPT], suffix='.tmp', dir=folder)
     except (IOError, OSError) as exc:
         raise SafeFileError('cannot create a temporary file in %s: %s; %s is unchanged'
                             % (folder, exc.strerror or exc, dest))
@@ -245,6 +251,74 @@ def attributes_differ(module, file_args):
         return module.set_fs_attributes_if_different(file_args, False)
     finally:
         module.check_mode = saved
+
+
+# The flags chattr(1) sets (e2fsprogs), after an optional "+", "-" or "=".
+ATTRIBUTE_FLAGS = 'aAcCdDeFijmPsStTux'
+_ATTRIBUTES = re.compile(r'[-+=]?[%s]*\Z' % ATTRIBUTE_FLAGS)
+_OCTAL = re.compile(r'[0-7]{1,4}\Z')
+_NUMBER = re.compile(r'[0-9]+\Z')
+_SYMBOLIC = re.compile(r'[ugoa,+=rwxXst-]+\Z')  # what chmod's symbolic modes are made of, ASCII only
+
+
+class _ModeOnly(object):
+    st_mode = stat.S_IFREG | NEW_FILE_MODE
+
+
+def file_arg_errors(module):
+    """What is wrong with the file-attribute options (mode, owner, group, attributes), found
+    before anything is written, in check mode too; [] when they can all be applied."""
+    params = module.params
+    errors = []
+    mode = params.get('mode')
+    if mode is not None and not _valid_mode(module, mode):
+        errors.append("mode %s is not a file mode: give an octal number in quotes ('0644') or a symbolic mode "
+                      "(u=rw,g=r,o=r)" % quoting.show(str(mode)))
+    owner = params.get('owner')
+    if owner is not None and not _known(owner, pwd.getpwnam):
+        errors.append('owner %s is not a user of this host (nor a number): no such user in its user database'
+                      % quoting.show(owner))
+    group = params.get('group')
+    if group is not None and not _known(group, grp.getgrnam):
+        errors.append('group %s is not a group of this host (nor a number): no such group in its group database'
+                      % quoting.show(group))
+    attributes = params.get('attributes')
+    if attributes is not None and not _ATTRIBUTES.match(attributes):
+        errors.append('attributes %s: only the chattr flags "%s" are known, after an optional "+", "-" or "="'
+                      % (quoting.show(attributes), ATTRIBUTE_FLAGS))
+    return errors
+
+
+def _valid_mode(module, mode):
+    if isinstance(mode, bool):
+        return False
+    if isinstance(mode, int):
+        return 0 <= mode <= 0o7777
+    mode = _text(mode)
+    if _OCTAL.match(mode):
+        return True
+    if not mode or _NUMBER.match(mode) or not _SYMBOLIC.match(mode):
+        return False
+    try:
+        module._symbolic_mode_to_octal(_ModeOnly(), mode)
+    except Exception:  # ansible-core raises ValueError, some versions a bare Exception
+        return False
+    return True
+
+
+def _known(name, lookup):
+    name = _text(name)
+    if _NUMBER.match(name):
+        return True
+    try:
+        lookup(name)
+    except (KeyError, TypeError, ValueError, UnicodeError):
+        return False
+    return True
+
+
+def _text(value):
+    return value if isinstance(value, quoting.TEXT_TYPES) else str(value)
 
 
 def file_args_for(module, path, default_mode=None, exists=True):

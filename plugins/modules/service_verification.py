@@ -29,7 +29,8 @@ description:
     is refused before anything of the call is written (its owner could replace the drop-in); make it
     C(root:root) C(0755) and run again.
   - Every input is validated before anything is written. Unit names follow systemd's rules (letters,
-    digits and C(:_.\-), C(@) for templates and instances, at most 255 characters, C(.service) only);
+    digits and C(:_.\-), C(@) for templates and instances, at most 253 characters with C(.service) so that its C(<name>.service.d) folder fits the file system's
+    255 bytes per name, C(.service) only; O(dropin_name) at most 255 bytes);
     O(reason) is one printable line; O(expires) a real C(YYYY-MM-DD) date. A call with any bad input
     changes nothing.
   - Writes go to a temporary file in the same folder, are read back and re-parsed, then moved into

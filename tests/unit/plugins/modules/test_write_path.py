@@ -191,3 +191,54 @@ def test_the_diff_of_a_large_file_is_omitted_and_the_result_says_so(run_module, 
                                       % (path, len(old), len(old) - 1, safe_file.DIFF_MAX)]
     small = run_module.ok(cert_verification, dict(root=str(tmp_path), verify='disable'), diff=False)
     assert 'diff_omitted' not in small
+
+
+BAD_FILE_ARGS = [
+    (dict(mode='0999'), "mode '0999'"),
+    (dict(mode='u=rwz'), "mode 'u=rwz'"),
+    (dict(mode='77777'), "mode '77777'"),
+    (dict(owner='no-such-user-pep493'), "owner 'no-such-user-pep493'"),
+    (dict(group='no-such-group-pep493'), "group 'no-such-group-pep493'"),
+    (dict(attributes='+Q'), "attributes '+Q'"),
+]
+
+
+def test_bad_file_attributes_change_nothing_in_check_mode_or_not(run_module, tmp_path):
+    """Validated before the first write: no content change, no backup, no record, and check
+    mode reports the error instead of changed: true."""
+    write(tmp_path, CFG, SHIPPED)
+    before = snapshot(tmp_path)
+    for bad, words in BAD_FILE_ARGS:
+        for check_mode in (True, False):
+            result = run_module.fail(cert_verification, dict(bad, root=str(tmp_path), verify='enable', backup=True),
+                                     check_mode=check_mode)
+            assert result['msg'].startswith('Nothing was changed: ') and words in result['msg'], (bad, result)
+            assert snapshot(tmp_path) == before, bad
+
+
+def test_good_file_attributes_pass_validation(run_module, tmp_path):
+    path = write(tmp_path, CFG, SHIPPED)
+    for good in (dict(mode='0640'), dict(mode='u=rw,g=r,o='), dict(mode='640'), dict(owner='0', group='0'),
+                 dict(owner='root', group='root')):
+        run_module.ok(cert_verification, dict(good, root=str(tmp_path), verify='enable'))
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o640
+
+
+def test_names_past_the_file_system_limit_are_refused_before_any_write(run_module, tmp_path):
+    """<name>.service.d and <dropin_name> are each one file name: at most 255 bytes."""
+    longest = 'x' * (255 - len('.service.d'))
+    for services, dropin_name, words in (
+            ([dict(name='good1', verify=False), dict(name=longest + 'y', verify=False)], None,
+             'its drop-in folder (<name>.service.d) would be 256 bytes long'),
+            ([dict(name='good1', verify=False)], 'd' * 251 + '.conf', 'is 256 bytes long')):
+        args = dict(root=str(tmp_path), services=services)
+        if dropin_name:
+            args['dropin_name'] = dropin_name
+        result = run_module.fail(service_verification, args)
+        assert result['msg'].startswith('Nothing was changed: ') and words in result['msg'], result
+        assert 'at most 255' in result['msg']
+        assert not os.path.exists(os.path.join(str(tmp_path), 'etc')), result
+    done = run_module.ok(service_verification, dict(root=str(tmp_path), dropin_name='d' * 250 + '.conf',
+                                                    services=[dict(name=longest, verify=False)]))
+    assert os.path.basename(done['services'][0]['path']) == 'd' * 250 + '.conf'
+    assert read(done['services'][0]['path']).endswith(b'Environment=PYTHONHTTPSVERIFY=0\n')
