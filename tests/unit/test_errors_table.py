@@ -13,6 +13,7 @@ import io
 import json
 import os
 import re
+import socket
 
 import pytest
 
@@ -49,6 +50,13 @@ def link(root, rel, target):
 
 def mkdirs(root, rel):
     os.makedirs(os.path.join(root, rel))
+
+
+def bound_socket(root, rel):
+    mkdirs(root, os.path.dirname(rel))
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(os.path.join(root, rel))
+    server.close()  # the socket file stays
 
 
 def fail_errno(monkeypatch, target, name, code):
@@ -99,6 +107,7 @@ CASES = {
     'cfg-link-loop': ('cert_verification', dict(verify='enable', follow=True),
                       lambda r, m: link(r, 'etc', 'etc')),
     'cfg-directory': ('cert_verification', dict(verify='enable'), lambda r, m: mkdirs(r, CFG)),
+    'cfg-socket': ('cert_verification', dict(verify='enable'), lambda r, m: bound_socket(r, CFG)),
     'cfg-fifo': ('cert_verification', dict(verify='enable'),
                  lambda r, m: (mkdirs(r, 'etc/python'), os.mkfifo(os.path.join(r, CFG)))),
     'cfg-file-as-folder': ('cert_verification', dict(verify='enable'), lambda r, m: put(r, 'etc/python')),
