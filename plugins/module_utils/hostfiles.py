@@ -28,6 +28,7 @@ import os
 import stat
 
 from ansible_collections.pep493.https.plugins.module_utils import hostglob
+from ansible_collections.pep493.https.plugins.module_utils import quoting
 
 # Larger files are refused, not read in part. 16 MiB is far above any cfg file, unit file,
 # drop-in or environment file (systemd 247 itself refuses environment files over 4 MiB).
@@ -35,6 +36,8 @@ MAX_FILE_SIZE = 16 * 1024 * 1024
 MAX_LINKS = 40          # the kernel's MAXSYMLINKS
 HEAD_SIZE = 256         # what the kernel reads of an executable to find its "#!" line (BINPRM_BUF_SIZE)
 DEV_NULL = '/dev/null'
+# An empty root would mean the host itself: refused rather than guessed.
+EMPTY_ROOT = 'root is empty (""); give the folder that stands for / (an image build tree), or leave root unset for this host'
 
 _READ_FLAGS = os.O_RDONLY | getattr(os, 'O_NONBLOCK', 0) | getattr(os, 'O_NOCTTY', 0)
 _NOFOLLOW = getattr(os, 'O_NOFOLLOW', 0)
@@ -94,10 +97,12 @@ class HostFiles(object):
     """
 
     def __init__(self, root=None, overlay=None, show_real=False):
+        if root is not None and not root:
+            raise HostFileError(EMPTY_ROOT, 'root')
         if root:
             real_root = os.path.realpath(root)
             if not os.path.isdir(real_root):
-                raise HostFileError('root %r is not a directory' % root, 'root')
+                raise HostFileError('root %s is not a directory' % quoting.show(root), 'root')
             # root "/" is the host itself
             self.root = real_root if real_root != '/' else None
         else:
@@ -141,11 +146,11 @@ class HostFiles(object):
         kernel cannot create anything through a dangling link there).
         """
         if not isinstance(path, str) and not _is_text(path):
-            raise HostFileError('path %r is not a string' % (path,), 'relative')
+            raise HostFileError('path %s is not a string' % quoting.show(path), 'relative')
         if not path.startswith('/'):
-            raise HostFileError('path %r must be absolute' % path, 'relative')
+            raise HostFileError('path %s must be absolute' % quoting.show(path), 'relative')
         if file_path and len(path) > 1 and path.endswith('/'):
-            raise HostFileError('path %r ends with "/"; a file path must not' % path, 'trailing-slash')
+            raise HostFileError('path %s ends with "/"; a file path must not' % quoting.show(path), 'trailing-slash')
         key = (path, follow, folder_follow, file_path)
         if key in self._resolved:
             return self._resolved[key]
@@ -183,7 +188,7 @@ class HostFiles(object):
                     raise HostFileError('%s is a symbolic link to %s, outside root %s: refused'
                                         % (self.show(origin[0]), origin[1], self.root), 'above-root')
                 elif self.root:
-                    raise HostFileError('path %r climbs above root %s with "..": refused' % (path, self.root),
+                    raise HostFileError('path %s climbs above root %s with "..": refused' % (quoting.show(path), self.root),
                                         'above-root')
                 continue
             host = '/' + '/'.join(stack + [name])

@@ -12,7 +12,7 @@ import errno
 import os
 import socket
 
-from ansible_collections.pep493.https.plugins.modules import cert_verification, service_verification
+from ansible_collections.pep493.https.plugins.modules import cert_verification, service_verification, verification_info
 from ansible_collections.pep493.https.plugins.module_utils import safe_file
 from ansible_collections.pep493.https.tests.unit.tree import read, write
 
@@ -108,3 +108,11 @@ def test_the_dropin_folder_removed_under_a_write_is_made_again(run_module, tmp_p
     monkeypatch.undo()
     assert removed and result['services'][0]['action'] == 'created'
     assert read(result['services'][0]['path']).endswith(b'Environment=PYTHONHTTPSVERIFY=0\n')
+
+
+def test_an_empty_root_is_refused_not_taken_as_the_host(run_module):
+    for module, args in ((cert_verification, dict(verify='enable')),
+                         (service_verification, dict(name='legacy-app', verify=False)),
+                         (verification_info, dict())):
+        result = run_module.fail(module, dict(args, root=''), check_mode=True)
+        clean_failure(result, 'root is empty')
