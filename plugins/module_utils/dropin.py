@@ -176,6 +176,24 @@ def refused_class(char):
     return None
 
 
+def escaped(text):
+    """``text`` with every character of REFUSED_CLASSES written as its escape (\\x1b, \\u200b):
+    what a file says is reported, never a terminal control sequence. None stays None."""
+    if text is None:
+        return None
+    out = []
+    for char in text:
+        if refused_class(char) is None:
+            out.append(char)
+        elif ord(char) < 0x100:
+            out.append('\\x%02x' % ord(char))
+        elif ord(char) < 0x10000:
+            out.append('\\u%04x' % ord(char))
+        else:
+            out.append('\\U%08x' % ord(char))
+    return ''.join(out)
+
+
 def validate_reason(text):
     """A single printable line of at most REASON_MAX characters, stripped; None when empty."""
     if text is None:

@@ -135,7 +135,7 @@ def service_record(host, service, today=None):
         'dropin': ours,
         'managed_value': managed_value,
         'overridden': ours is not None and known and runs and source != ours,
-        'reason': reason,
+        'reason': dropin.escaped(reason),
         'expires': str(expires) if expires else None,
         'expired': bool(expires and today and dropin.is_expired(expires, today)),
         'needs_daemon_reload': host.needs_daemon_reload(service),

@@ -94,12 +94,22 @@ def _config_findings(config):
     elif config['verify'] == 'disable' and config['readers'] != []:
         found.append('%s says verify=disable: every Python 2 program that reads it skips certificate checks; '
                      'set verify=enable and give exceptions per service.' % path)
+    if config['exists'] and config['mode'] and not int(config['mode'], 8) & 0o004 \
+            and config['verify'] in ('enable', 'disable'):
+        found.append(unreadable_cfg(path, config['mode'], config['verify'], 'make it readable by all (mode 0644).'))
     if config['duplicates']:
         found.append('%s has several [https] sections or verify keys; only the last one counts.' % path)
     if config['rpmnew']:
         found.append('%s exists: a package update left a new default beside the edited file; compare and remove it.'
                      % config['rpmnew'])
     return found
+
+
+def unreadable_cfg(path, mode, verify, remedy):
+    """The words for a cfg file others may not read: Python 2 programs of other users then
+    fall back to platform_default (RHEL 7's ssl module ignores a file it cannot open)."""
+    return ('%s has mode %s: non-root Python 2 programs cannot read it and use platform_default instead of '
+            'verify=%s; %s' % (path, mode, verify, remedy))
 
 
 def _where(setting):
@@ -132,6 +142,10 @@ def _service_findings(record):
     unit = record['unit']
     value = record['value']
     found = []
+    if record['managed'] and record['expires'] is not None and not _is_date(record['expires']):
+        found.append("%s: the expiry date %s of its exception (%s) is not a real YYYY-MM-DD date, so it never "
+                     "expires; set a real date with pep493.https.service_verification."
+                     % (unit, dropin.show(record['expires']), record['dropin']))
     if record['expired']:
         found.append('%s: the exception expired on %s (%s); remove it or renew it with a new date.'
                      % (unit, record['expires'], record['dropin']))
@@ -165,6 +179,14 @@ def _service_findings(record):
     for error in record['errors']:
         found.append('%s: %s.' % (unit, error))
     return found
+
+
+def _is_date(text):
+    try:
+        dropin.validate_expires(text)
+    except dropin.DropinValueError:
+        return False
+    return True
 
 
 def _restart_matters(record):

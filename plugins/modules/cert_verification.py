@@ -228,6 +228,13 @@ probed:
   description: Whether interpreters were probed (false under O(root)).
   returned: always
   type: bool
+readable_by_all:
+  description:
+    - Whether every user may read the file after the run. When false (mode C(0600), say), non-root Python 2
+      programs cannot read it and use C(platform_default) instead; a warning says so. An existing file keeps its
+      mode unless O(mode) is set.
+  returned: when the file exists after the run
+  type: bool
 record_file:
   description: The record of the file before its first change, when this run wrote it (see O(backup)).
   returned: when a record was written
@@ -264,6 +271,7 @@ skipped_backups:
 
 import os
 import socket
+import stat
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.pep493.https.plugins.module_utils import cfg
@@ -271,6 +279,7 @@ from ansible_collections.pep493.https.plugins.module_utils import history
 from ansible_collections.pep493.https.plugins.module_utils import hostfiles
 from ansible_collections.pep493.https.plugins.module_utils import plan
 from ansible_collections.pep493.https.plugins.module_utils import probe
+from ansible_collections.pep493.https.plugins.module_utils import report
 from ansible_collections.pep493.https.plugins.module_utils import safe_file
 
 
@@ -315,6 +324,19 @@ def restore_and_exit(module, dest, old):
     result['repaired_lines'] = []
     result['consumers'], result['probed'] = probe_consumers(module, dest)
     module.exit_json(**result)
+
+
+def readable_by_all(module, dest, params, result):
+    """Whether others may read the file as it is now (a 0600 file is kept as it is, but non-root
+    Python 2 programs then cannot read it and fall back to platform_default): say so."""
+    try:
+        mode = stat.S_IMODE(os.stat(dest).st_mode)
+    except OSError:
+        return
+    result['readable_by_all'] = bool(mode & 0o004)
+    value = result['verify']
+    if not result['readable_by_all'] and value in ('enable', 'disable'):
+        module.warn(report.unreadable_cfg(dest, '%04o' % mode, value, "set mode: '0644'."))
 
 
 def write(module, planned, result):
@@ -389,6 +411,7 @@ def main():
             diffs.append(attr_diff)
     if module._diff and diffs:
         result['diff'] = diffs
+    readable_by_all(module, dest, params, result)
 
     result['consumers'], result['probed'] = probe_consumers(module, dest)
     if params['state'] == 'present' and params['verify'] == 'disable':

@@ -408,10 +408,14 @@ services:
       description: Whether another setting decides the value in effect instead of the managed drop-in.
       type: bool
     reason:
-      description: The managed exception's reason, or null.
+      description:
+        - The managed exception's reason, or null. Control characters, line separators and invisible formatting
+          characters in the file are shown escaped (C(\\x1b), C(\\u200b)), never as they are.
       type: str
     expires:
-      description: The managed exception's expiry date (C(YYYY-MM-DD)), or null.
+      description:
+        - The managed exception's expiry date (C(YYYY-MM-DD)), or null. A date that is not real (C(2020-13-45))
+          is shown as written, never expires, and is a finding.
       type: str
       sample: '2030-12-31'
     expired:
