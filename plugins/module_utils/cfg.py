@@ -20,11 +20,18 @@ __metaclass__ = type
 
 import re
 
+from ansible_collections.pep493.https.plugins.module_utils import quoting
+
 SECTION = b'https'
 OPTION = b'verify'
 DEFAULT_SECTION = b'DEFAULT'
 VALUES = ('enable', 'disable', 'platform_default')
 DEFAULT_PATH = '/etc/python/cert-verification.cfg'
+# The writing modules refuse a larger cfg (or backup) before parsing it: RHEL 7 ships about 400
+# bytes, and parsing keeps every line (about 140 bytes of memory per byte of input).
+MAX_CFG_SIZE = 256 * 1024
+QUOTE_LIMIT = quoting.QUOTE_LIMIT   # characters of an offending line a message quotes
+ERRORS_LISTED = 20                  # offending lines (number and kind) a failure lists
 
 # Python 2.7 ConfigParser's own patterns, as bytes (\s is ASCII whitespace, as on Python 2 str).
 _SECTION_RE = re.compile(br'\[(?P<header>[^]]+)\]')
@@ -194,12 +201,24 @@ def effective_verify(data):
 
 
 def format_errors(errors, path=None):
+    """The first offending line (its number, why, its text quoted and cut to QUOTE_LIMIT
+    characters) and how many more there are: a message never quotes more than one line."""
     where = '%s line ' % path if path else 'line '
     reasons = {
         NO_SECTION: 'text before any [section] header (Python 2 raises MissingSectionHeaderError at import ssl)',
         JUNK: 'neither a [section], an option (key=value), a comment nor blank (Python 2 raises ParsingError at import ssl)',
     }
-    return '; '.join('%s%d: %s: %r' % (where, n, reasons[k], t) for n, k, t in errors)
+    number, kind, text = errors[0]
+    message = '%s%d: %s: %s' % (where, number, reasons[kind], quoting.show(text, QUOTE_LIMIT))
+    if len(errors) > 1:
+        message += ' (and %d more malformed line%s)' % (len(errors) - 1, 's' if len(errors) > 2 else '')
+    return message
+
+
+def errors_for_result(errors):
+    """The ``errors`` of a failure: line number and kind of the first ERRORS_LISTED offending
+    lines, the text of none (the message quotes the first one, cut)."""
+    return [{'line': number, 'kind': kind} for number, kind, text in errors[:ERRORS_LISTED]]
 
 
 def line_ending(data):

@@ -17,6 +17,7 @@ import re
 import unicodedata
 
 from ansible_collections.pep493.https.plugins.module_utils import systemd
+from ansible_collections.pep493.https.plugins.module_utils.quoting import show  # noqa: F401 - dropin.show
 
 MARKER = '# Managed by pep493.https.service_verification; edits here are overwritten.'
 
@@ -27,7 +28,12 @@ DEFAULT_DROPIN_NAME = 'zz-pep493-https.conf'
 
 VARIABLE = 'PYTHONHTTPSVERIFY'
 REASON_MAX = 200
+# A drop-in of ours is under 1 KiB; a larger file at its name is refused before it is parsed.
+MAX_DROPIN_SIZE = 64 * 1024
 UNIT_NAME_MAX = 255
+# Linux file systems (ext4, xfs, btrfs, tmpfs) take at most 255 bytes per file name: the drop-in
+# folder <unit>.service.d and the drop-in file are each one name. Names here are ASCII only.
+NAME_BYTES_MAX = 255
 SUFFIX = '.service'
 
 # Unit types systemd knows; a name ending in one of these (other than .service) is refused.
@@ -45,10 +51,8 @@ _EXPIRES_LINE = '# expires: '
 
 try:
     _TEXT_TYPES = (str, unicode)  # noqa: F821 - Python 2
-    _ascii = repr  # Python 2's repr() of text is ASCII already
 except NameError:
     _TEXT_TYPES = (str,)
-    _ascii = ascii  # noqa: F821 - Python 3 builtin
 
 
 class UnitNameError(ValueError):
@@ -57,17 +61,6 @@ class UnitNameError(ValueError):
 
 class DropinValueError(ValueError):
     """A reason, expiry date or drop-in file name that cannot go into a drop-in."""
-
-
-def show(value, limit=80):
-    """repr() of ``value``, ASCII only and without Python 2's u'' prefix, so control
-    characters and look-alike letters are visible in a message."""
-    if isinstance(value, _TEXT_TYPES) and len(value) > limit:
-        return show(value[:limit]) + '...'
-    text = _ascii(value)
-    if text.startswith("u'") or text.startswith('u"'):
-        text = text[1:]
-    return text
 
 
 def _to_text(value):
@@ -104,6 +97,11 @@ def validate_unit_name(name):
     if len(canonical) > UNIT_NAME_MAX:
         raise UnitNameError('unit name %s is %d characters long with its suffix; systemd allows at most %d'
                             % (show(name), len(canonical), UNIT_NAME_MAX))
+    folder = len((canonical + '.d').encode('utf-8'))
+    if folder > NAME_BYTES_MAX:
+        raise UnitNameError('unit name %s is %d characters long with its suffix; its drop-in folder (<name>.service.d) '
+                            "would be %d bytes long, and a file name has at most %d bytes (the file system's limit)"
+                            % (show(name), len(canonical), folder, NAME_BYTES_MAX))
     stem = canonical[:-len(SUFFIX)]
     prefix, at, instance = stem.partition('@')
     if prefix == '':
@@ -147,6 +145,9 @@ def validate_dropin_name(name):
         raise DropinValueError('dropin_name %s must be a plain file name ending in ".conf" (letters, digits, '
                                '"_.@+-", not starting with "." or "-"); systemd reads only *.conf drop-ins'
                                % show(name))
+    if len(name.encode('utf-8')) > NAME_BYTES_MAX:
+        raise DropinValueError('dropin_name %s is %d bytes long; a file name has at most %d bytes (the file '
+                               "system's limit)" % (show(name), len(name.encode('utf-8')), NAME_BYTES_MAX))
     return str(name)
 
 

@@ -8,7 +8,8 @@ The history of ``<file>`` lives beside it:
 * ``<file>.pep493-original``: the record of the file before its first change with ``backup``
   on - its bytes, or that there was no file at all. Created once, exclusively, never replaced
   (unless a crash left it incomplete, which its length line shows).
-* ``<file>.<pid>.<YYYY-mm-dd@HH:MM:SS>~``: a backup per change (Ansible's ``backup_local`` names).
+* ``<file>.<pid>.<YYYY-mm-dd@HH:MM:SS>~``: a backup per change (``safe_file.backup``,
+  created exclusively, never through a link).
 * ``<file>.<pid>.<YYYY-mm-dd@HH:MM:SS>.before-restore~``: the file a restore replaced. Kept for
   the operator, never a restore candidate, so that a second restore changes nothing.
 
@@ -100,7 +101,7 @@ def read_file(path):
     """Bytes of the regular file ``path`` (a real path), None when it does not exist; read by the
     host-files layer's reader (never blocks, never truncates). SafeFileError otherwise."""
     try:
-        return hostfiles.HostFiles().read(path)
+        return hostfiles.HostFiles().read(path, cfg.MAX_CFG_SIZE + 4096)  # a record: a header, then the file
     except hostfiles.HostFileError as exc:
         raise safe_file.SafeFileError(str(exc))
 
@@ -240,8 +241,10 @@ def restore(module, dest, old, allow_disable=False):
                   created=False,
                   msg=restore_message(dest, plan, module.check_mode))
     if plan['changed']:
-        result['diff'] = dict(before=safe_file.text_for_diff(old), after=safe_file.text_for_diff(plan['new']),
-                              before_header=dest, after_header=dest if plan['new'] is not None else '/dev/null')
+        result['diff'], omitted = safe_file.content_diff(old, plan['new'], dest,
+                                                         dest if plan['new'] is not None else '/dev/null')
+        if omitted:
+            result['diff_omitted'] = [omitted]
     if not plan['changed'] or module.check_mode:
         result['created'] = old is None and plan['new'] is not None
         return result

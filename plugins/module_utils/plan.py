@@ -65,7 +65,7 @@ def locate_cfg(files, path, follow):
         if exc.reason == 'link-refused':
             raise hostfiles.HostFileError('%s; set follow=true to write to the link target' % exc, exc.reason)
         raise
-    return resolved, files.read_at(resolved)
+    return resolved, files.read_at(resolved, cfg.MAX_CFG_SIZE)
 
 
 def plan_cfg(files, path, verify, state='present', create=True, repair=False, follow=False):
@@ -86,7 +86,7 @@ def plan_cfg(files, path, verify, state='present', create=True, repair=False, fo
         if not repair:
             raise PlanError('%s is malformed and breaks "import ssl" for Python 2 on RHEL 7: %s. Nothing was changed; '
                             'fix the file or set repair=true to comment those lines out (a backup is kept).'
-                            % (dest, cfg.format_errors(parsed.errors, dest)), parsed.as_dict()['errors'])
+                            % (dest, cfg.format_errors(parsed.errors, dest)), cfg.errors_for_result(parsed.errors))
         base = cfg.repair_cfg(old)
     previous = 'malformed' if parsed.errors else parsed.verify
     return CfgPlan(dest, resolved.host, old, cfg.render_cfg(base, wanted), previous, repaired)
@@ -212,7 +212,7 @@ def plan_dropin(files, unit_dir, dropin_name, request, euid=0):
     try:
         resolved = files.resolve(dropin.dropin_path(unit_dir, request.name, dropin_name), follow=False,
                                  folder_follow=False)
-        old = files.read_at(resolved)
+        old = files.read_at(resolved, dropin.MAX_DROPIN_SIZE)
     except hostfiles.HostFileError as exc:
         raise PlanError('%s (%s): %s' % (request.label, request.name, exc))
     item = DropinPlan(request, resolved.real, resolved.host, old)
@@ -226,6 +226,11 @@ def plan_dropin(files, unit_dir, dropin_name, request, euid=0):
         if current is not None:
             item.reason, item.expires = current['reason'], current['expires']
         return item
+    unsafe = unsafe_folder(os.path.dirname(resolved.real), euid)
+    if unsafe:
+        raise PlanError('%s (%s): the folder %s is %s: whoever can write it could replace the drop-in, so nothing '
+                        'is written into it. Make it root:root 0755 (chown root:root; chmod 0755) and run again'
+                        % (request.label, request.name, os.path.dirname(resolved.real), unsafe))
     item.new = dropin.render_dropin(request.verify, request.reason, request.expires)
     if old is not None and resolved.exists and resolved.host not in files.overlay:
         info = os.stat(resolved.real)
@@ -236,6 +241,22 @@ def plan_dropin(files, unit_dir, dropin_name, request, euid=0):
     elif old != item.new or item.old_mode not in (None, DROPIN_MODE) or item.foreign_owner(euid):
         item.action = 'updated'
     return item
+
+
+def unsafe_folder(folder, euid):
+    """Why the existing drop-in folder ``folder`` is unsafe to write into (writable by group or
+    others, or owned by another user than root or the one running), or None (safe, or missing:
+    a new folder is made root 0755)."""
+    try:
+        info = os.lstat(folder)
+    except OSError:
+        return None
+    problems = []
+    if stat.S_IMODE(info.st_mode) & 0o022:
+        problems.append('writable by group or others (mode %04o)' % stat.S_IMODE(info.st_mode))
+    if info.st_uid not in (0, euid):
+        problems.append('owned by another user (owner %d:%d)' % (info.st_uid, info.st_gid))
+    return ' and '.join(problems) or None
 
 
 def plan_exclusive(files, unit_dir, dropin_name, keep):
@@ -252,7 +273,7 @@ def plan_exclusive(files, unit_dir, dropin_name, keep):
         try:
             resolved = files.resolve(dropin.dropin_path(unit_dir, unit, dropin_name), follow=False,
                                      folder_follow=False)
-            old = files.read_at(resolved)
+            old = files.read_at(resolved, dropin.MAX_DROPIN_SIZE)
         except hostfiles.HostFileError:
             continue  # a link or unreadable file is not a drop-in of ours to remove
         parsed = dropin.parse_dropin(old)

@@ -14,11 +14,16 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import errno
+import grp
 import os
+import pwd
+import re
 import stat
 import tempfile
+import time
 
 from ansible_collections.pep493.https.plugins.module_utils import hostfiles
+from ansible_collections.pep493.https.plugins.module_utils import quoting
 
 
 # One error type for every file problem: resolving (hostfiles) and writing (here).
@@ -59,6 +64,7 @@ def _is_real_dir(path):
 
 
 NEW_FILE_MODE = 0o644
+TEMP_NAME_KEPT = 200
 
 
 def write_atomic(module, dest, content, check=None, mode=None):
@@ -71,7 +77,8 @@ def write_atomic(module, dest, content, check=None, mode=None):
     folder = os.path.dirname(dest)
     creating = not os.path.exists(dest)
     try:
-        fd, tmp = tempfile.mkstemp(prefix='.%s.' % os.path.basename(dest), suffix='.tmp', dir=folder)
+        # the name cut so that the temp file's name fits in 255 bytes whatever the file's own name
+        fd, tmp = tempfile.mkstemp(prefix='.%s.' % os.path.basename(dest)[:TEMP_NAME_KEPT], suffix='.tmp', dir=folder)
     except (IOError, OSError) as exc:
         raise SafeFileError('cannot create a temporary file in %s: %s; %s is unchanged'
                             % (folder, exc.strerror or exc, dest))
@@ -115,19 +122,22 @@ def write_atomic(module, dest, content, check=None, mode=None):
     _fsync_dir(folder)
 
 
-def create_exclusive(path, content, mode=0o600):
+def create_exclusive(path, content, mode=0o600, owner=None):
     """Create the file ``path`` with ``content`` only when nothing is there (O_CREAT|O_EXCL|
     O_NOFOLLOW: never over another file, never through a link), with ``mode`` whatever the
-    umask, and fsync it and its folder. False (nothing written) when ``path`` exists; a failure
-    after creation removes the partial file and raises SafeFileError."""
+    umask, and fsync it and its folder; ``owner``: (uid, gid) to give it (as root). False
+    (nothing written) when ``path`` exists; a failure after creation removes the partial file
+    (only the one this call created) and raises SafeFileError, whose ``cause`` is the reason."""
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, 'O_NOFOLLOW', 0), mode)
     except OSError as exc:
         if exc.errno == errno.EEXIST:
             return False
-        raise SafeFileError('cannot create %s: %s' % (path, exc.strerror))
+        raise _with_cause(SafeFileError('cannot create %s: %s' % (path, exc.strerror)), exc.strerror)
     try:
         try:
+            if owner is not None and os.geteuid() == 0:
+                os.fchown(fd, owner[0], owner[1])
             os.fchmod(fd, mode)
             _write_all(fd, content)
             os.fsync(fd)
@@ -135,9 +145,15 @@ def create_exclusive(path, content, mode=0o600):
             os.close(fd)
     except OSError as exc:
         _remove(path)
-        raise SafeFileError('cannot write %s: %s; the partial file was removed' % (path, exc.strerror))
+        raise _with_cause(SafeFileError('cannot write %s: %s; the partial file was removed' % (path, exc.strerror)),
+                          exc.strerror)
     _fsync_dir(os.path.dirname(path))
     return True
+
+
+def _with_cause(error, cause):
+    error.cause = cause
+    return error
 
 
 def _write_all(fd, content):
@@ -167,30 +183,142 @@ def _fsync_dir(folder):
         os.close(fd)
 
 
-def backup(module, path):
-    """A timestamped copy beside ``path`` (not in check mode); returns its name or None."""
-    if module.check_mode or not os.path.exists(path):
+BACKUP_STAMP = '%Y-%m-%d@%H:%M:%S'
+BACKUP_TRIES = 3
+
+
+def backup(module, path, content=None):
+    """A copy of ``path`` beside it, ``<file>.<pid>.<YYYY-mm-dd@HH:MM:SS>~`` (not in check mode),
+    with the file's mode, owner and group; returns its name or None when there is no file.
+
+    Created like every other write: exclusively (O_EXCL|O_NOFOLLOW), never over another file,
+    never through a link (a planted one included); a name already taken waits for the next
+    second's name, then the backup is refused. A failed backup removes only the file this run
+    created. ``content``: the file's bytes when already read.
+    """
+    if module.check_mode:
         return None
     try:
-        return module.backup_local(path)
-    except Exception as exc:  # ansible-core 2.19+ raises where older ones call fail_json
-        cause = getattr(exc, '__cause__', None) or exc
-        _remove_partial_backups(path)
-        raise SafeFileError('cannot back up %s before changing it: %s; nothing was changed'
-                            % (path, getattr(cause, 'strerror', None) or cause))
+        info = os.lstat(path)
+    except OSError as exc:
+        if exc.errno == errno.ENOENT:
+            return None
+        raise SafeFileError('cannot back up %s before changing it: %s; nothing was changed' % (path, exc.strerror))
+    if content is None:
+        try:
+            content = hostfiles.HostFiles().read(path)
+        except hostfiles.HostFileError as exc:
+            raise SafeFileError('cannot back up %s before changing it: %s; nothing was changed' % (path, exc))
+    taken = []
+    for attempt in range(BACKUP_TRIES):
+        if attempt:
+            time.sleep(1.0 - time.time() % 1.0)
+        name = '%s.%d.%s~' % (path, os.getpid(), time.strftime(BACKUP_STAMP, time.localtime(time.time())))
+        try:
+            made = create_exclusive(name, content, stat.S_IMODE(info.st_mode), (info.st_uid, info.st_gid))
+        except SafeFileError as exc:
+            raise SafeFileError('cannot back up %s before changing it: %s; nothing was changed'
+                                % (path, getattr(exc, 'cause', None) or exc))
+        if made:
+            return name
+        taken.append(name)
+    raise SafeFileError('cannot back up %s before changing it: %s already exist%s (never replaced nor followed); '
+                        'nothing was changed' % (path, ', '.join(taken), '' if len(taken) > 1 else 's'))
 
 
-def _remove_partial_backups(path):
-    # backup_local names copies <file>.<pid>.<timestamp>~; only this process's can be partial.
-    folder, name = os.path.split(path)
-    prefix = '%s.%d.' % (name, os.getpid())
+def split_hard_link(module, path, content, file_args=None):
+    """Give ``path`` an inode of its own when other names share it (a hard link), before its
+    mode, owner or group change: ``content`` (what it holds) is rewritten through write_atomic,
+    whose rename splits the link, so the other names keep their attributes. With ``file_args``
+    only when they would change something. Not in check mode. Returns whether it was split."""
     try:
-        names = os.listdir(folder)
+        info = os.lstat(path)
     except OSError:
-        return
-    for entry in names:
-        if entry.startswith(prefix) and entry.endswith('~'):
-            _remove(os.path.join(folder, entry))
+        return False
+    if module.check_mode or not stat.S_ISREG(info.st_mode) or info.st_nlink < 2:
+        return False
+    if file_args is not None and not attributes_differ(module, file_args):
+        return False
+    write_atomic(module, path, content, check=lambda data: None if data == content else 'its content changed')
+    return True
+
+
+def attributes_differ(module, file_args):
+    """Whether ``file_args`` would change the file (asked in check mode: nothing is changed)."""
+    saved = module.check_mode
+    module.check_mode = True
+    try:
+        return module.set_fs_attributes_if_different(file_args, False)
+    finally:
+        module.check_mode = saved
+
+
+# The flags chattr(1) sets (e2fsprogs), after an optional "+", "-" or "=".
+ATTRIBUTE_FLAGS = 'aAcCdDeFijmPsStTux'
+_ATTRIBUTES = re.compile(r'[-+=]?[%s]*\Z' % ATTRIBUTE_FLAGS)
+_OCTAL = re.compile(r'[0-7]{1,4}\Z')
+_NUMBER = re.compile(r'[0-9]+\Z')
+_SYMBOLIC = re.compile(r'[ugoa,+=rwxXst-]+\Z')  # what chmod's symbolic modes are made of, ASCII only
+
+
+class _ModeOnly(object):
+    st_mode = stat.S_IFREG | NEW_FILE_MODE
+
+
+def file_arg_errors(module):
+    """What is wrong with the file-attribute options (mode, owner, group, attributes), found
+    before anything is written, in check mode too; [] when they can all be applied."""
+    params = module.params
+    errors = []
+    mode = params.get('mode')
+    if mode is not None and not _valid_mode(module, mode):
+        errors.append("mode %s is not a file mode: give an octal number in quotes ('0644') or a symbolic mode "
+                      "(u=rw,g=r,o=r)" % quoting.show(str(mode)))
+    owner = params.get('owner')
+    if owner is not None and not _known(owner, pwd.getpwnam):
+        errors.append('owner %s is not a user of this host (nor a number): no such user in its user database'
+                      % quoting.show(owner))
+    group = params.get('group')
+    if group is not None and not _known(group, grp.getgrnam):
+        errors.append('group %s is not a group of this host (nor a number): no such group in its group database'
+                      % quoting.show(group))
+    attributes = params.get('attributes')
+    if attributes is not None and not _ATTRIBUTES.match(attributes):
+        errors.append('attributes %s: only the chattr flags "%s" are known, after an optional "+", "-" or "="'
+                      % (quoting.show(attributes), ATTRIBUTE_FLAGS))
+    return errors
+
+
+def _valid_mode(module, mode):
+    if isinstance(mode, bool):
+        return False
+    if isinstance(mode, int):
+        return 0 <= mode <= 0o7777
+    mode = _text(mode)
+    if _OCTAL.match(mode):
+        return True
+    if not mode or _NUMBER.match(mode) or not _SYMBOLIC.match(mode):
+        return False
+    try:
+        module._symbolic_mode_to_octal(_ModeOnly(), mode)
+    except Exception:  # ansible-core raises ValueError, some versions a bare Exception
+        return False
+    return True
+
+
+def _known(name, lookup):
+    name = _text(name)
+    if _NUMBER.match(name):
+        return True
+    try:
+        lookup(name)
+    except (KeyError, TypeError, ValueError, UnicodeError):
+        return False
+    return True
+
+
+def _text(value):
+    return value if isinstance(value, quoting.TEXT_TYPES) else str(value)
 
 
 def file_args_for(module, path, default_mode=None, exists=True):
@@ -205,6 +333,24 @@ def text_for_diff(data):
     if data is None:
         return ''
     return data.decode('utf-8', 'replace')
+
+
+# A diff whose before or after is larger is omitted (the result's ``diff_omitted`` says so).
+DIFF_MAX = 64 * 1024
+
+
+def content_diff(old, new, before_header, after_header):
+    """(a before/after diff entry, None) of bytes ``old`` and ``new`` (None: no file); past
+    DIFF_MAX bytes on either side, (an entry without the texts, the line ``diff_omitted``
+    gets): Ansible's ``src_larger``/``dst_larger`` make the callback say it was skipped."""
+    entry = dict(before_header=before_header, after_header=after_header)
+    old_size, new_size = len(old or b''), len(new or b'')
+    if old_size <= DIFF_MAX and new_size <= DIFF_MAX:
+        entry.update(before=text_for_diff(old), after=text_for_diff(new))
+        return entry, None
+    entry.update(src_larger=DIFF_MAX, dst_larger=DIFF_MAX)
+    return entry, ('%s: %d bytes before, %d after; diffs over %d bytes are omitted'
+                   % (before_header, old_size, new_size, DIFF_MAX))
 
 
 def remove_file(module, path):

@@ -102,6 +102,8 @@ def apply(module, changes, dropin_name, euid, done):
                 safe_file.make_dirs(module, folder, plan.FOLDER_MODE)
                 safe_file.write_atomic(module, item.path, item.new, check=plan.dropin_read_back_check(item.request),
                                        mode=plan.DROPIN_MODE)
+            elif (item.old_mode not in (None, plan.DROPIN_MODE) or item.foreign_owner(euid)) and not module.check_mode:
+                safe_file.split_hard_link(module, item.path, item.old)
             if item.old_mode not in (None, plan.DROPIN_MODE) and not module.check_mode:
                 try:
                     os.chmod(item.path, plan.DROPIN_MODE)

@@ -25,6 +25,8 @@ description:
   - A malformed file (text before any section header, or a line that is neither a section, an
     option, a comment nor blank) makes C(import ssl) raise on RHEL 7. The module refuses it and
     changes nothing, or comments the offending lines out with O(repair=true).
+  - O(mode), O(owner), O(group) and O(attributes) are checked before anything is written (in check mode
+    too): an invalid mode, an unknown user or group, or an unknown C(chattr) flag fails and changes nothing.
   - A new file gets mode C(0644) unless O(mode) is set; an existing file keeps its own mode, owner and group
     unless they are set.
   - Writes go to a temporary file in the same folder, are read back and re-parsed, then moved into
@@ -104,8 +106,8 @@ options:
       - The file or its folder being a symbolic link is an error by default. With V(true) the link is
         followed and its target written (never outside O(root)). A link to a folder that does not exist
         is refused (nothing is created through it).
-      - O(path) must not end with C(/); a file larger than 16 MiB is refused as too large (it is never
-        read in part).
+      - O(path) must not end with C(/); a file (or backup) larger than 256 KiB (262144 bytes) is refused as
+        too large before it is parsed (it is never read in part).
     type: bool
     default: false
   mode:
@@ -238,6 +240,14 @@ restored_from:
   returned: with O(state=restored)
   type: str
   sample: /etc/python/cert-verification.cfg.12345.2026-01-01@00:00:00~
+diff_omitted:
+  description:
+    - In diff mode, the diffs left out because the file before or after is larger than 64 KiB (65536 bytes),
+      with both sizes; the diff entry then has no C(before)/C(after) texts.
+  returned: in diff mode, when a diff was omitted
+  type: list
+  elements: str
+  sample: ["/etc/python/cert-verification.cfg: 70000 bytes before, 69999 after; diffs over 65536 bytes are omitted"]
 skipped_backups:
   description: With O(state=restored), the newer backups that were not used, and why (malformed, unreadable).
   returned: with O(state=restored)
@@ -293,8 +303,11 @@ def restore_and_exit(module, dest, old):
     except (history.HistoryError, safe_file.SafeFileError) as exc:
         module.fail_json(msg=str(exc), path=dest)
     diff = result.pop('diff', None)
+    omitted = result.pop('diff_omitted', None)
     if module._diff and diff:
         result['diff'] = [diff]
+        if omitted:
+            result['diff_omitted'] = omitted
     for entry in result['skipped_backups']:
         module.warn('%s was not restored: %s' % (entry['path'], entry['reason']))
     if result['restored_from'] is None:
@@ -308,7 +321,7 @@ def write(module, planned, result):
     """Back up (on request, or before a repair), then write the planned content."""
     params = module.params
     if planned.old is not None and (params['backup'] or planned.repaired):
-        result['backup_file'] = safe_file.backup(module, planned.path)
+        result['backup_file'] = safe_file.backup(module, planned.path, planned.old)
     safe_file.make_dirs(module, os.path.dirname(planned.path))
     wanted = params['verify'] if params['state'] == 'present' else None
     safe_file.write_atomic(module, planned.path, planned.new, check=plan.cfg_read_back_check(wanted))
@@ -325,6 +338,9 @@ def main():
     if params['state'] != 'present' and params['verify'] is not None:
         module.fail_json(msg='verify=%s is not used with state=%s; remove verify or use state=present'
                              % (params['verify'], params['state']))
+    errors = safe_file.file_arg_errors(module)
+    if errors:
+        module.fail_json(msg='Nothing was changed: %s' % '; '.join(errors), errors=errors)
     try:
         files = hostfiles.HostFiles(params['root'], show_real=True)
         if params['state'] == 'restored':
@@ -344,8 +360,10 @@ def main():
     result['verify'] = cfg.parse_cfg(planned.new).verify if planned.new is not None else 'platform_default'
     diffs = []
     if planned.changed:
-        diffs.append(dict(before=safe_file.text_for_diff(planned.old), after=safe_file.text_for_diff(planned.new),
-                          before_header=dest, after_header=dest))
+        content, omitted = safe_file.content_diff(planned.old, planned.new, dest, dest)
+        diffs.append(content)
+        if omitted and module._diff:
+            result['diff_omitted'] = [omitted]
     record = None
     try:
         if planned.changed and not module.check_mode:
@@ -361,6 +379,10 @@ def main():
     if os.path.exists(dest):
         attr_diff = dict(before_header=dest, after_header=dest, before={}, after={})
         file_args = safe_file.file_args_for(module, dest, default_mode='0644', exists=planned.old is not None)
+        try:
+            safe_file.split_hard_link(module, dest, planned.new, file_args)
+        except safe_file.SafeFileError as exc:
+            module.fail_json(msg=str(exc), path=dest)
         result['changed'] = module.set_fs_attributes_if_different(file_args, result['changed'], diff=attr_diff)
         if attr_diff['before'] or attr_diff['after']:
             diffs.append(attr_diff)

@@ -25,8 +25,12 @@ description:
     line, the O(reason) and O(expires) as comment lines, C([Service]) and the C(Environment=) line),
     with mode C(0644) in a folder of mode C(0755). A file of the same name without the marker line
     is never overwritten nor removed; the module fails instead.
+  - An existing C(<unit>.d) folder that group or others may write, or that another user than root owns,
+    is refused before anything of the call is written (its owner could replace the drop-in); make it
+    C(root:root) C(0755) and run again.
   - Every input is validated before anything is written. Unit names follow systemd's rules (letters,
-    digits and C(:_.\-), C(@) for templates and instances, at most 255 characters, C(.service) only);
+    digits and C(:_.\-), C(@) for templates and instances, at most 253 characters with C(.service) so that its C(<name>.service.d) folder fits the file system's
+    255 bytes per name, C(.service) only; O(dropin_name) at most 255 bytes);
     O(reason) is one printable line; O(expires) a real C(YYYY-MM-DD) date. A call with any bad input
     changes nothing.
   - Writes go to a temporary file in the same folder, are read back and re-parsed, then moved into

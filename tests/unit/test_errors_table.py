@@ -16,10 +16,9 @@ import re
 
 import pytest
 
-from ansible.module_utils import basic
 
 from ansible_collections.pep493.https.plugins.modules import cert_verification, service_verification
-from ansible_collections.pep493.https.plugins.module_utils import hostfiles, safe_file
+from ansible_collections.pep493.https.plugins.module_utils import cfg, history, safe_file
 from ansible_collections.pep493.https.tests.unit.module_args import patch_module_args
 
 TABLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'docs', 'errors.md')
@@ -58,14 +57,13 @@ def fail_errno(monkeypatch, target, name, code):
     monkeypatch.setattr(target, name, raiser)
 
 
-def fail_backup(monkeypatch):
-    def raiser(*args, **kwargs):
-        exc = Exception('Could not make backup')  # ansible-core 2.19+: raised from the OSError
-        exc.__cause__ = OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-        raise exc
-    monkeypatch.setattr(basic.AnsibleModule, 'backup_local', raiser)
+def fail_backup(root, monkeypatch):
+    """The record of the file exists already: the backup is the first file this run writes."""
+    put(root, CFG + history.RECORD_SUFFIX, history.render_record(SHIPPED, '2026-01-01@00:00:00Z'))
+    fail_errno(monkeypatch, safe_file.os, 'write', errno.ENOSPC)
 
 
+SHADOW_LIKE = b''.join(b'%s:$6$%s:19000::\n' % (user, b'h' * 100) for user in (b'root', b'daemon', b'adm'))
 SVC = dict(name='legacy-app', verify=False, reason='vendor CA')
 # id: (module, arguments, set-up(root, monkeypatch))
 CASES = {
@@ -78,11 +76,16 @@ CASES = {
                                    lambda r, m: (put(r, CFG), put(r, CFG + BACKUP, b'verify=disable\n[https]\n'))),
     'cfg-restore-disable': ('cert_verification', dict(state='restored'),
                             lambda r, m: (put(r, CFG), put(r, CFG + BACKUP, b'[https]\nverify=disable\n'))),
+    'cfg-mode-bad': ('cert_verification', dict(verify='enable', mode='0999'), lambda r, m: put(r, CFG)),
+    'cfg-owner-unknown': ('cert_verification', dict(verify='enable', owner='no-such-user-pep493'), None),
+    'cfg-attributes-unknown': ('cert_verification', dict(verify='enable', attributes='+Q'), None),
     'cfg-path-relative': ('cert_verification', dict(verify='enable', path='etc/x.cfg'), None),
     'cfg-root-not-a-folder': ('cert_verification', dict(verify='enable', root='<root>/nowhere'), None),
     'cfg-create-false': ('cert_verification', dict(verify='enable', create=False), None),
     'cfg-text-before-section': ('cert_verification', dict(verify='enable'),
                                 lambda r, m: put(r, CFG, b'verify=disable\n[https]\n')),
+    'cfg-many-bad-lines': ('cert_verification', dict(verify='enable'),
+                           lambda r, m: put(r, CFG, SHADOW_LIKE)),
     'cfg-junk-line': ('cert_verification', dict(verify='enable'),
                       lambda r, m: put(r, CFG, b'[https]\nverify=disable\nthis is junk\n')),
     'cfg-file-symlink': ('cert_verification', dict(verify='enable'),
@@ -104,7 +107,7 @@ CASES = {
     'cfg-trailing-slash': ('cert_verification', dict(verify='enable', path='/' + CFG + '/'), None),
     'cfg-path-above-root': ('cert_verification', dict(verify='enable', path='/../' + CFG), None),
     'cfg-too-large': ('cert_verification', dict(verify='enable'),
-                      lambda r, m: put(r, CFG, b'[https]\n' + b'#' * hostfiles.MAX_FILE_SIZE + b'\n')),
+                      lambda r, m: put(r, CFG, b'[https]\n' + b'#' * cfg.MAX_CFG_SIZE + b'\n')),
     'cfg-unreadable': ('cert_verification', dict(verify='enable'),
                        lambda r, m: (put(r, CFG), fail_errno(m, safe_file.os, 'open', errno.EACCES))),
     'cfg-read-only': ('cert_verification', dict(verify='enable'),
@@ -112,7 +115,7 @@ CASES = {
     'cfg-disk-full': ('cert_verification', dict(verify='enable'),
                       lambda r, m: (put(r, CFG), fail_errno(m, safe_file.os, 'fsync', errno.ENOSPC))),
     'cfg-backup-fails': ('cert_verification', dict(verify='enable', backup=True),
-                         lambda r, m: (put(r, CFG), fail_backup(m))),
+                         lambda r, m: (put(r, CFG), fail_backup(r, m))),
     'svc-name-and-services': ('service_verification', dict(SVC, services=[dict(name='b', verify=True)]), None),
     'svc-no-name': ('service_verification', dict(verify=False), None),
     'svc-name-dotdot': ('service_verification', dict(SVC, name='../x'), None),
@@ -124,6 +127,7 @@ CASES = {
     'svc-name-control': ('service_verification', dict(SVC, name='a\x1bb'), None),
     'svc-name-empty': ('service_verification', dict(SVC, name=''), None),
     'svc-name-too-long': ('service_verification', dict(SVC, name='x' * 300), None),
+    'svc-name-folder-too-long': ('service_verification', dict(SVC, name='x' * 246), None),
     'svc-name-socket': ('service_verification', dict(SVC, name='legacy-app.socket'), None),
     'svc-name-no-prefix': ('service_verification', dict(SVC, name='@.service'), None),
     'svc-instance-bad': ('service_verification', dict(SVC, name='worker@a b'), None),
@@ -136,6 +140,7 @@ CASES = {
     'svc-expires-unreal': ('service_verification', dict(SVC, expires='2030-02-30'), None),
     'svc-dropin-name-path': ('service_verification', dict(SVC, dropin_name='../x.conf'), None),
     'svc-dropin-name-suffix': ('service_verification', dict(SVC, dropin_name='x.txt'), None),
+    'svc-dropin-name-too-long': ('service_verification', dict(SVC, dropin_name='d' * 251 + '.conf'), None),
     'svc-unit-dir-relative': ('service_verification', dict(SVC, unit_dir='etc/systemd/system'), None),
     'svc-exclusive-without-services': ('service_verification', dict(SVC, exclusive=True), None),
     'svc-service-twice': ('service_verification',
@@ -146,6 +151,8 @@ CASES = {
     'svc-folder-symlink': ('service_verification', dict(SVC), lambda r, m: link(r, DROPIN_DIR, '/tmp')),
     'svc-dropin-symlink': ('service_verification', dict(SVC),
                            lambda r, m: (put(r, DROPIN_DIR + '/real.conf', OURS), link(r, DROPIN, 'real.conf'))),
+    'svc-folder-unsafe': ('service_verification', dict(SVC),
+                          lambda r, m: (mkdirs(r, DROPIN_DIR), os.chmod(os.path.join(r, DROPIN_DIR), 0o777))),
     'svc-fifo': ('service_verification', dict(SVC),
                  lambda r, m: (mkdirs(r, DROPIN_DIR), os.mkfifo(os.path.join(r, DROPIN)))),
     'svc-read-only': ('service_verification', dict(SVC),

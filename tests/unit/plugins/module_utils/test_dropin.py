@@ -29,7 +29,7 @@ VALID_NAMES = [
     ('my.app', 'my.app.service'),
     ('..', '...service'),
     ('x:y_z.service', 'x:y_z.service'),
-    ('a' * 247, 'a' * 247 + '.service'),
+    ('a' * 245, 'a' * 245 + '.service'),
     (u'ambari-agent', 'ambari-agent.service'),
 ]
 
@@ -82,10 +82,18 @@ def test_unit_name_error_is_a_value_error():
     assert issubclass(dropin.UnitNameError, ValueError)
 
 
-def test_255_characters_is_the_limit():
-    assert dropin.validate_unit_name('a' * 247 + '.service') == 'a' * 247 + '.service'
-    with pytest.raises(dropin.UnitNameError):
-        dropin.validate_unit_name('a' * 248 + '.service')
+def test_the_drop_in_folder_name_sets_the_limit():
+    """<name>.service.d is one file name: at most 255 bytes, so the unit at most 253."""
+    assert dropin.validate_unit_name('a' * 245 + '.service') == 'a' * 245 + '.service'
+    for length in (246, 247):
+        with pytest.raises(dropin.UnitNameError, match='would be %d bytes long' % (length + 10)):
+            dropin.validate_unit_name('a' * length + '.service')
+
+
+def test_a_drop_in_name_is_at_most_255_bytes():
+    assert dropin.validate_dropin_name('d' * 250 + '.conf') == 'd' * 250 + '.conf'
+    with pytest.raises(dropin.DropinValueError, match='is 256 bytes long'):
+        dropin.validate_dropin_name('d' * 251 + '.conf')
 
 
 UNIT_DIR = '/etc/systemd/system'

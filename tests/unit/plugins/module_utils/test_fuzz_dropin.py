@@ -44,7 +44,7 @@ def test_unit_names_are_accepted_only_inside_unit_dir(name):
         # the offending value is shown, escaped: no newline or control character reaches a log
         assert single_ascii_line(str(exc)), str(exc)
         return
-    assert unit.endswith('.service') and len(unit) <= 255
+    assert unit.endswith('.service') and len((unit + '.d').encode('utf-8')) <= dropin.NAME_BYTES_MAX
     assert re.match(r'[A-Za-z0-9:_.\\@-]+\.service\Z', unit), unit
     assert unit in (name, name + '.service')
     assert dropin.validate_unit_name(unit) == unit

@@ -1,0 +1,32 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) pep493.https contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The one way a value is quoted in a message, the same on Python 2.7 and 3."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+try:
+    TEXT_TYPES = (str, unicode)  # noqa: F821 - Python 2
+    _ascii = repr  # Python 2's repr() of text is ASCII already
+except NameError:
+    TEXT_TYPES = (str,)
+    _ascii = ascii  # noqa: F821 - Python 3 builtin
+
+# How much of a value a message quotes: a longer one is cut and "..." follows the quote.
+QUOTE_LIMIT = 80
+
+
+def show(value, limit=QUOTE_LIMIT):
+    """repr() of ``value``, ASCII only and without Python 2's u'' prefix, so control
+    characters and look-alike letters are visible in a message; text (or bytes) longer than
+    ``limit`` characters is cut there and followed by "..."."""
+    if isinstance(value, TEXT_TYPES + (bytes,)) and len(value) > limit:
+        return show(value[:limit]) + '...'
+    if isinstance(value, bytes) and not isinstance(value, str):
+        value = value.decode('utf-8', 'replace')  # Python 3 bytes: quoted as text, no b''
+    text = _ascii(value)
+    if text.startswith("u'") or text.startswith('u"'):
+        text = text[1:]
+    return text
