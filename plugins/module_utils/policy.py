@@ -299,7 +299,8 @@ def restarted_by_plan(info, restart='never'):
 def predicted_compliance(info, verify='enable', exceptions=None, exclusive=True, expired='remove', restart='never'):
     """How the host will stand once the plan is applied: ``compliance`` of ``info``, a
     ``verification_info`` result of the planned state (its option ``planned``), with the restarts
-    ``service_verification`` will make (``restart``) taken into account. The verdict carries
+    ``service_verification`` will make (``restart``) taken into account, and what the writing modules
+    would refuse of the plan (``planned_refusals``) as the first reasons. The verdict carries
     ``predicted: true``."""
     if not isinstance(info, dict):
         raise PolicyError('predicted_compliance expects a verification_info result, got %s' % type(info).__name__)
@@ -311,5 +312,9 @@ def predicted_compliance(info, verify='enable', exceptions=None, exclusive=True,
         info = dict(info, services=[dict(service, pending_restart=False) if _service_name(service) in restarted
                                     else service for service in info.get('services') or []])
     verdict = compliance(info, verify, exceptions, exclusive, expired)
+    # a plan a writing module would refuse cannot succeed: its message says what to do
+    refusals = [str(refusal) for refusal in info.get('planned_refusals') or []]
+    if refusals:
+        verdict.update(state='non_compliant', compliant=False, reasons=refusals + verdict['reasons'])
     verdict['predicted'] = True
     return verdict

@@ -196,8 +196,12 @@ def test_exclusive_never_removes_a_foreign_override(run_module, tmp_path):
 def test_a_malformed_file_is_predicted_non_compliant_unless_repaired(run_module, tmp_path):
     write(tmp_path, CFG, b'verify=disable\n[https]\nverify=enable\n')
     verdict, info = predict(run_module, tmp_path)
-    assert verdict['state'] == 'non_compliant' and 'is malformed' in verdict['reasons'][0]
-    assert [e for e in info['scan_errors'] if e.startswith('planned: cert_verification would refuse')]
+    assert verdict['state'] == 'non_compliant'
+    # first what cert_verification would refuse, with what to do about it; then the audit's reason
+    assert len(info['planned_refusals']) == 1 and verdict['reasons'][0] == info['planned_refusals'][0]
+    assert verdict['reasons'][0].startswith('planned: cert_verification would refuse %s: ' % CFG)
+    assert 'repair=true' in verdict['reasons'][0]
+    assert verdict['reasons'][1] == '%s is malformed and breaks "import ssl" for Python 2 on RHEL 7' % CFG
     assert assert_predicts_the_real_run(run_module, tmp_path, repair=True)['state'] == 'compliant'
 
 
@@ -241,6 +245,15 @@ def test_a_result_of_the_host_as_it_is_is_refused():
         rules.predicted_compliance(info)
     with pytest.raises(rules.PolicyError, match="pep493_https_restart 'sometimes'"):
         rules.predicted_compliance(planned_info([], []), restart='sometimes')
+
+
+def test_a_plan_a_writer_would_refuse_cannot_comply():
+    info = planned_info([], [])
+    assert rules.predicted_compliance(info)['state'] == 'compliant'
+    info['planned_refusals'] = ['planned: cert_verification would refuse %s: malformed' % CFG]
+    verdict = rules.predicted_compliance(info)
+    assert (verdict['state'], verdict['compliant'], verdict['reasons']) == (
+        'non_compliant', False, info['planned_refusals'])
 
 
 def test_an_unreachable_host_stays_unreachable():
