@@ -9,6 +9,7 @@ The rules themselves (validation, the clock, the compliance verdict) are in
 * ``policy_plan``: validate a host's whole policy before anything is written and split its
   exceptions by expiry date, so that the role makes one ``service_verification`` call;
 * ``compliance``: compare one host's ``verification_info`` result with the policy;
+* ``predicted_compliance``: the same, for the host as a plan will leave it (before any write);
 * ``fleet_report``: one report entry per host, with counts per compliance state;
 * ``batch_summary``: one line per host of an enforce or rollback batch.
 """
@@ -44,6 +45,14 @@ def compliance(info, verify='enable', exceptions=None, exclusive=True, expired='
     """How one host stands against the policy (``rules.compliance``)."""
     try:
         return rules.compliance(info, verify, exceptions, exclusive, expired)
+    except rules.PolicyError as exc:
+        raise AnsibleFilterError(str(exc))
+
+
+def predicted_compliance(info, verify='enable', exceptions=None, exclusive=True, expired='remove', restart='never'):
+    """How one host will stand once the plan is applied (``rules.predicted_compliance``)."""
+    try:
+        return rules.predicted_compliance(info, verify, exceptions, exclusive, expired, restart)
     except rules.PolicyError as exc:
         raise AnsibleFilterError(str(exc))
 
@@ -198,8 +207,9 @@ def _state_part(status, check):
     if not state:
         return 'not audited'
     text = state
-    if check and status.get('check_mode'):
-        text += ' (check mode: audited as the host was)'
+    if verdict.get('predicted'):
+        # the audit of the planned state: what check mode says, and all a run without the audit has
+        text = 'would be %s' % state if check else '%s (predicted; not audited after the change)' % state
     reasons = verdict.get('reasons') or []
     if reasons and state != 'compliant':
         text += ' - %s%s' % (reasons[0], ' (+%d more)' % (len(reasons) - 1) if len(reasons) > 1 else '')
@@ -246,6 +256,7 @@ class FilterModule(object):
         return dict(
             policy_plan=policy_plan,
             compliance=compliance,
+            predicted_compliance=predicted_compliance,
             fleet_report=fleet_report,
             batch_summary=batch_summary,
         )

@@ -559,6 +559,15 @@ planned_changes:
       description: V(created), V(updated) or V(removed).
       type: str
   sample: [{"path": "/etc/systemd/system/ambari-agent.service.d/zz-pep493-https.conf", "action": "created"}]
+planned_refusals:
+  description:
+    - What M(pep493.https.cert_verification) would refuse of O(planned) (a malformed cfg file without
+      O(planned.repair)), with its message; the planned state keeps that file as it is. Also in RV(scan_errors).
+      Empty without O(planned).
+  returned: always
+  type: list
+  elements: str
+  sample: []
 scan_errors:
   description: Parts of the host that could not be read or asked (the report is complete otherwise).
   returned: always

@@ -120,7 +120,18 @@ def test_fleet_report_all_compliant():
 
 def test_filters_are_registered():
     names = set(policy.FilterModule().filters())
-    assert names == set(['policy_plan', 'compliance', 'fleet_report', 'batch_summary'])
+    assert names == set(['policy_plan', 'compliance', 'predicted_compliance', 'fleet_report', 'batch_summary'])
+
+
+def test_predicted_compliance_is_the_rule_of_module_utils():
+    planned = dict(info(services=[svc('legacy.service', managed=False, source='/etc/x/override.conf')]), planned=True)
+    verdict = policy.predicted_compliance(planned, 'enable', [], True, 'remove', 'try-restart')
+    assert verdict == rules.predicted_compliance(planned, 'enable', [], True, 'remove', 'try-restart')
+    assert verdict['predicted'] is True and verdict['state'] == 'non_compliant'
+    assert verdict['reasons'] == ['legacy.service has PYTHONHTTPSVERIFY=0 from /etc/x/override.conf and no exception '
+                                  'in the policy']
+    with pytest.raises(AnsibleFilterError, match='planned state'):
+        policy.predicted_compliance(info())
 
 
 # --- batch_summary: one line per host, from the module results -------------------------------
@@ -141,8 +152,11 @@ def svc_result(actions=(), removed=(), restarted=(), pending=(), running=True):
                 restarted=list(restarted), pending_restart=list(pending), systemd_running=running)
 
 
-def compliant(state='compliant', reasons=(), check=False):
-    return dict(compliance=dict(state=state, reasons=list(reasons)), check_mode=check)
+def compliant(state='compliant', reasons=(), check=False, predicted=False):
+    verdict = dict(state=state, reasons=list(reasons))
+    if predicted:
+        verdict['predicted'] = True
+    return dict(compliance=verdict, check_mode=check)
 
 
 def test_batch_summary_lists_added_updated_and_removed_separately():
@@ -179,6 +193,25 @@ def test_batch_summary_in_check_mode_says_would():
     assert 'cfg would change platform_default -> enable' in line
     assert 'drop-ins that would be added: a.service' in line
     assert 'would try-restart: a.service' in line
+
+
+def test_batch_summary_in_check_mode_gives_the_predicted_state_and_its_first_reason():
+    hv = {'pep493_https_applied': applied(cfg_result(), svc_result([('a.service', 'created')]), check=True),
+          'pep493_https_status': compliant('non_compliant', ['legacy.service has PYTHONHTTPSVERIFY=0', 'two'],
+                                           check=True, predicted=True)}
+    line = policy.host_summary('web1', hv)
+    assert line.startswith('web1: would be non_compliant - legacy.service has PYTHONHTTPSVERIFY=0 (+1 more); '
+                           'cfg would change platform_default -> enable'), line
+    hv['pep493_https_status'] = compliant('compliant_with_exceptions', check=True, predicted=True)
+    assert policy.host_summary('web1', hv).startswith('web1: would be compliant_with_exceptions; cfg would change ')
+    assert 'audited as the host was' not in policy.host_summary('web1', hv)
+
+
+def test_batch_summary_says_when_a_real_run_was_not_audited_after_the_change():
+    hv = {'pep493_https_applied': applied(cfg_result(), svc_result()),
+          'pep493_https_status': compliant(predicted=True)}
+    assert policy.host_summary('web1', hv).startswith(
+        'web1: compliant (predicted; not audited after the change); cfg platform_default -> enable')
 
 
 def test_batch_summary_names_the_first_reason_of_a_non_compliant_host():
