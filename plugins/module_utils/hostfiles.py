@@ -2,7 +2,8 @@
 # Copyright: (c) pep493.https contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The host's files, under an optional ``root``: one reader for every module, over the one
-path resolution of ``hostpath`` (chroot semantics; its names are re-exported here).
+path resolution of ``hostpath`` (chroot semantics; ``HostFileError`` and ``DEV_NULL`` are
+imported from there, so callers of this module need not import both).
 
 The reader never blocks and never truncates: only regular files are read (a FIFO, socket or
 device is refused, saying which it is), opened non-blocking, and a file larger than
@@ -21,8 +22,7 @@ import os
 import stat
 
 from ansible_collections.pep493.https.plugins.module_utils import hostglob
-from ansible_collections.pep493.https.plugins.module_utils.hostpath import (  # noqa: F401 - re-exported
-    DEV_NULL, MAX_LINKS, HostFileError, HostPaths)
+from ansible_collections.pep493.https.plugins.module_utils.hostpath import DEV_NULL, HostFileError, HostPaths
 
 # Larger files are refused, not read in part. 16 MiB is far above any cfg file, unit file,
 # drop-in or environment file (systemd 247 itself refuses environment files over 4 MiB).
