@@ -98,9 +98,9 @@ def test_fleet_report_counts_and_rows():
                                     non_compliant=1, unreachable=2)
     assert report['compliant'] is False
     hosts = dict((h['host'], h) for h in report['hosts'])
-    assert [h['host'] for h in report['hosts']] == ['a', 'b', 'c', 'd', 'e']
+    assert [h['host'] for h in report['hosts']] == ['b', 'd', 'e', 'c', 'a']
     assert hosts['b']['verify'] == 'disable' and hosts['b']['expected_verify'] == 'enable'
-    assert hosts['c']['counts'] == dict(exceptions=2, expired=1, pending_restart=1, ineffective=1)
+    assert hosts['c']['counts'] == dict(exceptions=2, expired=1, expiring=0, pending_restart=1, ineffective=1)
     assert hosts['c']['pending_restart'] == ['y.service']
     assert 'boom' in hosts['d']['reasons'][0]
     assert hosts['e']['state'] == 'unreachable'
@@ -110,12 +110,61 @@ def test_fleet_report_reads_hostvars_like_mappings():
     hostvars = {'a': {'inventory_hostname': 'a', 'pep493_https_status': status(info(), 'compliant')},
                 'b': {'inventory_hostname': 'b'}}
     report = policy.fleet_report(['a', 'b'], hostvars)
-    assert [h['state'] for h in report['hosts']] == ['compliant', 'unreachable']
+    assert dict((h['host'], h['state']) for h in report['hosts']) == dict(a='compliant', b='unreachable')
 
 
 def test_fleet_report_all_compliant():
     report = policy.fleet_report(['a'], {'a': status(info(), 'compliant')})
     assert report['compliant'] is True
+
+
+def with_exceptions(*expiries, **kw):
+    services = [svc('s%d.service' % n, expires=date, expired=date is not None and date < TODAY, reason='why')
+                for n, date in enumerate(expiries)]
+    return status(info(services=services), kw.get('state', 'compliant_with_exceptions'))
+
+
+def test_fleet_report_days_left_and_expiring_soon():
+    audits = {'a': with_exceptions('2026-06-15', '2026-07-15', '2026-07-16', '2027-07-01', None, '2026-06-14')}
+    report = policy.fleet_report(['a'], audits, TODAY + 'T23:59:59Z')
+    rows = report['hosts'][0]['exceptions']
+    assert [r['days_left'] for r in rows] == [0, 30, 31, 381, None, -1]
+    # in effect and ending within 30 days: today's and the one 30 days out; not the expired one
+    assert report['hosts'][0]['counts']['expiring'] == 2
+    assert report['expiry_warning_days'] == 30
+    report = policy.fleet_report(['a'], audits, TODAY + 'T00:00:00Z', 31)
+    assert report['hosts'][0]['counts']['expiring'] == 3
+    assert policy.fleet_report(['a'], audits, TODAY + 'T00:00:00Z', '0')['hosts'][0]['counts']['expiring'] == 1
+
+
+def test_fleet_report_days_left_count_from_the_report_day(monkeypatch):
+    monkeypatch.setattr(rules, 'today', lambda now=None: datetime.date(2026, 7, 1))
+    report = policy.fleet_report(['a'], {'a': with_exceptions('2026-07-15')})
+    assert report['hosts'][0]['exceptions'][0]['days_left'] == 14
+
+
+@pytest.mark.parametrize('days', [-1, 'soon', '3.5', 2.5, True, None, [30]])
+def test_fleet_report_refuses_a_bad_warning_window(days):
+    with pytest.raises(AnsibleFilterError, match='pep493_https_expiry_warning_days'):
+        policy.fleet_report(['a'], {'a': with_exceptions('2026-07-15')}, TODAY + 'T00:00:00Z', days)
+
+
+def test_fleet_report_refuses_a_bad_generated_time():
+    with pytest.raises(AnsibleFilterError, match='generated'):
+        policy.fleet_report(['a'], {}, 'yesterday')
+
+
+def test_fleet_report_sorts_hosts_worst_first():
+    audits = {
+        'web-10': status(info(), 'compliant'),
+        'web-2': status(info(), 'compliant'),
+        'db-1': with_exceptions('2027-01-01'),
+        'db-2': with_exceptions('2026-06-20'),
+        'app-1': status(info(), 'pending_restart'),
+        'app-9': status(info(verify='disable'), 'non_compliant'),
+    }
+    report = policy.fleet_report(sorted(audits) + ['gone'], audits, TODAY + 'T00:00:00Z')
+    assert [h['host'] for h in report['hosts']] == ['app-9', 'gone', 'app-1', 'db-2', 'db-1', 'web-2', 'web-10']
 
 
 def test_filters_are_registered():
