@@ -166,6 +166,63 @@ def rendered_rows(report_dir, fragment):
     return table.rows
 
 
+PAGE = 500  # rows the host table lays out before "Show all"
+
+
+def words(report):
+    """Search words: a part of a host name from the middle of the report, a word of a reason
+    (upper case: the search ignores case), and a word found nowhere."""
+    return [report["hosts"][len(report["hosts"]) // 2]["host"].split("-")[-1], "EXPIRED", "no-such-host-anywhere"]
+
+
+def searched(word):
+    word = word.lower()
+    return lambda h: word in h["host"].lower() or any(word in r.lower() for r in h["reasons"])
+
+
+def filters(report):
+    """fragment -> the hosts of report.json the table must show when opened with it."""
+    wanted = {"": lambda h: True, "#state=expiring": lambda h: h["counts"]["expiring"] > 0}
+    for state in ("non_compliant", "pending_restart", "unreachable"):
+        wanted["#state=" + state] = lambda h, state=state: h["state"] == state
+    for word in words(report):
+        wanted["#q=" + word] = searched(word)
+    first = words(report)[0]
+    wanted["#state=non_compliant&q=" + first] = lambda h: h["state"] == "non_compliant" and searched(first)(h)
+    return wanted
+
+
+def test_browser_filters_and_searches_the_host_table(report_dir, probed):
+    """Each filter shows the hosts of report.json it should, in their order (the first PAGE of
+    them), and no other; the counter says how many match; "Show all" is there when more do."""
+    report = load(report_dir)
+    for fragment, wanted in sorted(filters(report).items()):
+        seen = probed(report_dir)["frames"][fragment]
+        expected = [h["host"] for h in report["hosts"] if wanted(h)]
+        assert seen["visible"] == expected[:PAGE], fragment
+        assert seen["moreHidden"] is (len(expected) <= PAGE), fragment
+        if len(expected) > PAGE:
+            assert seen["shown"] == "%d of %d matching hosts shown" % (PAGE, len(expected))
+        else:
+            assert seen["shown"] == "%d of %d hosts shown" % (len(expected), report["host_count"]), fragment
+    assert any(searched(words(report)[0])(h) for h in report["hosts"]), "the search word matches no host"
+
+
+def test_large_sections_start_collapsed(report_dir, probed):
+    report = load(report_dir)
+    hosts = report["hosts"]
+    rows = {
+        "expiring": sum(h["counts"]["expiring"] for h in hosts),
+        "exceptions": sum(1 for h in hosts for r in h["exceptions"] if not r["expired"]),
+        "expired": sum(h["counts"]["expired"] for h in hosts),
+        "ineffective": sum(h["counts"]["ineffective"] for h in hosts),
+        "pending": sum(h["counts"]["pending_restart"] for h in hosts),
+        "findings": sum(len(h["findings"]) + len(h["warnings"]) for h in hosts),
+    }
+    sections = probed(report_dir)["frames"][""]["sections"]
+    assert dict((name, sections[name]) for name in rows) == dict((name, n <= 50) for name, n in rows.items())
+
+
 def test_browser_sorts_the_host_table(report_dir):
     """The table's own script sorts it (report.html#sort=N opens it sorted by column N)."""
     report = load(report_dir)
@@ -193,9 +250,11 @@ def test_browser_screenshot(report_dir, name, width):
 
 
 def probe(report_dir, fragment=""):
-    """What Chromium lays out at 400 px and at 1280 px (tests/report/probe.html)."""
+    """What Chromium lays out at 400 px and at 1280 px (tests/report/probe.html), and the host
+    table with each filter of filters(report)."""
     with open(PROBE) as handle:
         page = handle.read().replace("{fragment}", html.escape(fragment, quote=True))
+    page = page.replace("{fragments}", json.dumps(sorted(filters(load(report_dir)))).replace("<", "\\u003c"))
     path = os.path.join(report_dir, "probe.html")
     with open(path, "w") as handle:
         handle.write(page)
