@@ -10,6 +10,7 @@ The rules themselves (validation, the clock, the compliance verdict) are in
   exceptions by expiry date, so that the role makes one ``service_verification`` call;
 * ``compliance``: compare one host's ``verification_info`` result with the policy;
 * ``fleet_report``: one report entry per host, with counts per compliance state;
+* ``fleet_report_merge``: one report from several (job slices, controllers, days);
 * ``batch_summary``: one line per host of an enforce or rollback batch.
 """
 
@@ -17,6 +18,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import json
 import re
 from collections.abc import Mapping
 
@@ -28,6 +30,7 @@ REPORT_SCHEMA_VERSION = 2
 # The report's host order: the hosts that need a person first.
 WORST_FIRST = ('non_compliant', 'unreachable', 'pending_restart', 'compliant_with_exceptions', 'compliant')
 EXPIRY_WARNING_DAYS = 30
+_GENERATED = re.compile(r'^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$')
 
 
 def policy_plan(exceptions, verify='enable', allow_insecure=False, require_justification=True, expired='remove',
@@ -168,11 +171,15 @@ def fleet_report(hosts, audits, generated=None, warning_days=EXPIRY_WARNING_DAYS
         if hasattr(host_vars, 'get') and ('inventory_hostname' in host_vars or 'pep493_https_status' in host_vars):
             audit = host_vars.get('pep493_https_status')
         entries.append(_host_entry(str(host), audit, day, warning_days))
+    return _report(entries, generated, warning_days)
+
+
+def _report(entries, generated, warning_days, sources=None):
     entries.sort(key=_worst_first)
     totals = dict((state, 0) for state in STATES)
     for entry in entries:
         totals[entry['state']] = totals.get(entry['state'], 0) + 1
-    return dict(
+    report = dict(
         schema_version=REPORT_SCHEMA_VERSION,
         generated=generated,
         expiry_warning_days=warning_days,
@@ -182,6 +189,72 @@ def fleet_report(hosts, audits, generated=None, warning_days=EXPIRY_WARNING_DAYS
         compliant=all(e['compliant'] for e in entries),
         hosts=entries,
     )
+    if sources is not None:
+        report['sources'] = sources
+    return report
+
+
+def _merged_entry(entry, source, audited, day, warning_days):
+    """A host entry of an earlier report, with days left counted again from ``day``."""
+    entry = dict(entry, source=source, audited=audited)
+    for key in ('exceptions', 'expired', 'ineffective'):
+        entry[key] = [dict(row, days_left=_days_left(row.get('expires'), day)) for row in entry.get(key) or []]
+    entry['counts'] = dict(entry.get('counts') or {}, exceptions=len(entry['exceptions']),
+                           expired=len(entry['expired']), ineffective=len(entry['ineffective']),
+                           pending_restart=len(entry.get('pending_restart') or []),
+                           expiring=len([r for r in entry['exceptions'] if _expiring(r, warning_days)]))
+    return entry
+
+
+def _checked_report(report, source):
+    where = 'report %s' % source
+    if isinstance(report, (bytes, str)):
+        try:
+            report = json.loads(report)
+        except ValueError as exc:
+            raise AnsibleFilterError('%s is not JSON: %s' % (where, exc))
+    if not isinstance(report, Mapping):
+        raise AnsibleFilterError('%s is not a fleet report (a JSON object with hosts), it is a %s'
+                                 % (where, type(report).__name__))
+    if report.get('schema_version') not in (1, REPORT_SCHEMA_VERSION):
+        raise AnsibleFilterError('%s has schema_version %r; this collection reads 1 and %d'
+                                 % (where, report.get('schema_version'), REPORT_SCHEMA_VERSION))
+    generated = report.get('generated')
+    if not isinstance(generated, str) or not _GENERATED.match(generated):
+        raise AnsibleFilterError('%s has no time it was made as YYYY-MM-DDTHH:MM:SSZ (generated: %r)'
+                                 % (where, generated))
+    hosts = report.get('hosts')
+    if not isinstance(hosts, list) or not all(isinstance(h, Mapping) and h.get('host') and h.get('state') in STATES
+                                              for h in hosts):
+        raise AnsibleFilterError('%s: hosts is not a list of host entries (host, state, ...)' % where)
+    return generated, hosts
+
+
+def fleet_report_merge(reports, sources=None, generated=None, warning_days=EXPIRY_WARNING_DAYS):
+    """One report from several ``report.json`` (job slices, controllers, days): for each host the
+    entry of the newest report that has an audit result for it (one without a result only when no
+    report has one), with days left counted again as of ``generated``; the sources listed."""
+    day = _report_day(generated)
+    warning_days = _warning_days(warning_days)
+    if not isinstance(reports, list) or not reports:
+        raise AnsibleFilterError('no report to merge: give the report.json files to merge')
+    sources = list(sources) if sources is not None else ['report %d' % (n + 1) for n in range(len(reports))]
+    if len(sources) != len(reports):
+        raise AnsibleFilterError('%d reports but %d source names' % (len(reports), len(sources)))
+    chosen, listed = {}, []
+    for order, (report, source) in enumerate(zip(reports, sources)):
+        made, hosts = _checked_report(report, source)
+        listed.append(dict(source=str(source), generated=made, host_count=len(hosts), hosts_used=0))
+        for entry in hosts:
+            # newest first; an audit result before "no result"; the later source on a tie
+            rank = (entry['state'] != 'unreachable', str(made), order)
+            if entry['host'] not in chosen or rank > chosen[entry['host']][0]:
+                chosen[entry['host']] = (rank, entry, order)
+    entries = []
+    for rank, entry, order in chosen.values():
+        listed[order]['hosts_used'] += 1
+        entries.append(_merged_entry(entry, listed[order]['source'], listed[order]['generated'], day, warning_days))
+    return _report(entries, generated, warning_days, listed)
 
 
 def _names(items):
@@ -302,5 +375,6 @@ class FilterModule(object):
             policy_plan=policy_plan,
             compliance=compliance,
             fleet_report=fleet_report,
+            fleet_report_merge=fleet_report_merge,
             batch_summary=batch_summary,
         )

@@ -1,18 +1,20 @@
 """Audit results of a generated fleet, for the fleet report at scale (no host is touched).
 
-    python tests/report/fleet.py HOSTS TODAY OUT.json
+    python tests/report/fleet.py HOSTS TODAY OUT.json [--seed N] [--slice I/N] [--also FROM:TO]
 
 writes OUT.json: {"hosts": [names], "audits": {name: pep493_https_status}} for HOSTS hosts, the
 facts the policy role's audit entry point sets, as of TODAY (YYYY-MM-DD). The mix is fixed (a
 seeded generator): mostly compliant hosts; hosts with 5 or 50 exceptions, some ending within 30
-days and a few expired; pending restarts; a cfg that says disable; hosts without a result, one of
-them with a long multi-line SSH error.
+days and a few expired; pending restarts; a cfg that says disable; hosts without a result, some
+with a long multi-line SSH error. The names depend on HOSTS only; --seed gives the same hosts
+other results (a later audit). --slice I/N keeps every Nth host from the Ith (0-based), as a job
+slice would; --also FROM:TO adds the hosts FROM to TO-1 of the whole fleet to the slice.
 """
 
+import argparse
 import datetime
 import json
 import random
-import sys
 
 CFG = "/etc/python/cert-verification.cfg"
 SSH_ERROR = ("Failed to connect to the host via ssh: ssh: connect to host {0} port 22: Connection timed out\r\n"
@@ -65,9 +67,14 @@ def host_status(rng, name, today):
     return dict(info=info, policy=dict(verify="enable"), compliance=verdict)
 
 
-def fleet(count, today):
+def fleet(count, today, seed=493, part=None, also=None):
     rng = random.Random(493)
     names = ["%s-%d" % (rng.choice(["web", "db", "app", "ci", "agent"]), n) for n in range(1, count + 1)]
+    if part:
+        first, step = part
+        chosen = set(names[first::step] + (names[also[0]:also[1]] if also else []))
+        names = [name for name in names if name in chosen]
+    rng = random.Random(seed)
     audits = {}
     for name in names:
         status = host_status(rng, name, today)
@@ -76,11 +83,18 @@ def fleet(count, today):
     return dict(hosts=names, audits=audits)
 
 
-def main(argv):
-    count, today, out = int(argv[1]), datetime.date.fromisoformat(argv[2]), argv[3]
-    with open(out, "w") as handle:
-        json.dump(fleet(count, today), handle)
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("hosts", type=int)
+    parser.add_argument("today", type=datetime.date.fromisoformat)
+    parser.add_argument("out")
+    parser.add_argument("--seed", type=int, default=493)
+    parser.add_argument("--slice", type=lambda text: tuple(int(n) for n in text.split("/")))
+    parser.add_argument("--also", type=lambda text: tuple(int(n) for n in text.split(":")))
+    args = parser.parse_args()
+    with open(args.out, "w") as handle:
+        json.dump(fleet(args.hosts, args.today, args.seed, args.slice, args.also), handle)
 
 
 if __name__ == "__main__":
-    main(sys.argv)
+    main()

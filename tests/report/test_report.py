@@ -346,3 +346,46 @@ def test_expiring_soon_section(report_dir, probed):
         shown = [(cells[0], cells[1], int(cells[2]), cells[3]) for cells in probed(report_dir)[width]["expiring"]]
         assert [row[2] for row in shown] == sorted(row[2] for row in shown)
         assert sorted(shown) == sorted(expected)
+
+
+def merged_and_slices():
+    value = os.environ.get("PEP493_MERGED", "")
+    if not value:
+        raise RuntimeError("PEP493_MERGED is not set: run tests/report/run, which merges three slices")
+    merged, *slices = value.split(":")
+    return merged, slices
+
+
+def comparable(entry):
+    """A host entry without what a merge counts again (days left, expiring) or adds (source)."""
+    entry = dict((k, v) for k, v in entry.items() if k not in ("source", "audited", "counts"))
+    for key in ("exceptions", "expired", "ineffective"):
+        entry[key] = [dict((k, v) for k, v in row.items() if k != "days_left") for row in entry[key]]
+    return entry
+
+
+def test_merge_of_three_slices_keeps_the_newest_result_per_host():
+    merged_dir, slices = merged_and_slices()
+    merged = load(merged_dir)
+    reports = [(path, load(os.path.dirname(path))) for path in slices]
+    assert len(reports) == 3
+    assert merged["sources"] == [dict(source=path, generated=r["generated"], host_count=r["host_count"],
+                                      hosts_used=sum(1 for h in merged["hosts"] if h["source"] == path))
+                                 for path, r in reports]
+    newest = {}
+    for path, report in reports:
+        for entry in report["hosts"]:
+            rank = (entry["state"] != "unreachable", report["generated"])
+            if entry["host"] not in newest or rank > newest[entry["host"]][0]:
+                newest[entry["host"]] = (rank, path, report["generated"], entry)
+    assert sorted(h["host"] for h in merged["hosts"]) == sorted(newest)
+    for entry in merged["hosts"]:
+        rank, path, made, expected = newest[entry["host"]]
+        assert (entry["source"], entry["audited"]) == (path, made), entry["host"]
+        assert comparable(entry) == comparable(expected), entry["host"]
+    # the slices overlap, and the overlap decides something: some host has another state in an older slice
+    seen = {}
+    for path, report in reports:
+        for entry in report["hosts"]:
+            seen.setdefault(entry["host"], set()).add(entry["state"])
+    assert any(len(states) > 1 for states in seen.values())

@@ -10,6 +10,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import datetime
+import json
 
 import pytest
 
@@ -169,7 +170,7 @@ def test_fleet_report_sorts_hosts_worst_first():
 
 def test_filters_are_registered():
     names = set(policy.FilterModule().filters())
-    assert names == set(['policy_plan', 'compliance', 'fleet_report', 'batch_summary'])
+    assert names == set(['policy_plan', 'compliance', 'fleet_report', 'fleet_report_merge', 'batch_summary'])
 
 
 # --- batch_summary: one line per host, from the module results -------------------------------
@@ -285,3 +286,73 @@ def test_batch_summary_under_a_root():
     line = policy.host_summary('web1', {'pep493_https_applied': tree, 'pep493_https_status': compliant()})
     assert line == ('web1: compliant; cfg missing -> enable; drop-ins added: a.service; '
                     'under root /var/tmp/image-root: no reload or restart')
+
+
+# --- fleet_report_merge -----------------------------------------------------------------------
+
+def slice_report(generated, **states):
+    audits = dict((host, status(info(), state) if state != 'unreachable' else None) for host, state in states.items())
+    return policy.fleet_report(sorted(states), audits, generated)
+
+
+def test_merge_newest_result_per_host_wins_and_sources_are_listed():
+    first = slice_report('2026-06-10T08:00:00Z', a='compliant', b='non_compliant', c='compliant')
+    second = slice_report('2026-06-12T08:00:00Z', b='compliant', d='pending_restart')
+    third = slice_report('2026-06-11T08:00:00Z', a='non_compliant', c='unreachable', e='unreachable')
+    merged = policy.fleet_report_merge([first, second, third], ['s1.json', 's2.json', 's3.json'],
+                                       '2026-06-15T00:00:00Z')
+    hosts = dict((h['host'], h) for h in merged['hosts'])
+    assert dict((h, e['state']) for h, e in hosts.items()) == dict(
+        a='non_compliant', b='compliant', c='compliant', d='pending_restart', e='unreachable')
+    assert dict((h, e['source']) for h, e in hosts.items()) == dict(
+        a='s3.json', b='s2.json', c='s1.json', d='s2.json', e='s3.json')
+    assert hosts['b']['audited'] == '2026-06-12T08:00:00Z'
+    assert merged['sources'] == [
+        dict(source='s1.json', generated='2026-06-10T08:00:00Z', host_count=3, hosts_used=1),
+        dict(source='s2.json', generated='2026-06-12T08:00:00Z', host_count=2, hosts_used=2),
+        dict(source='s3.json', generated='2026-06-11T08:00:00Z', host_count=3, hosts_used=2)]
+    assert merged['totals'] == dict(compliant=2, compliant_with_exceptions=0, pending_restart=1, non_compliant=1,
+                                    unreachable=1)
+    assert merged['host_count'] == 5 and merged['compliant'] is False
+    assert [h['host'] for h in merged['hosts']] == ['a', 'e', 'd', 'b', 'c']
+
+
+def test_merge_reads_text_and_counts_days_left_again():
+    audits = {'a': with_exceptions('2026-07-15', '2026-06-20')}
+    text = json.dumps(policy.fleet_report(['a'], audits, '2026-06-01T00:00:00Z'))
+    assert json.loads(text)['hosts'][0]['counts']['expiring'] == 1
+    merged = policy.fleet_report_merge([text], None, '2026-06-15T00:00:00Z')
+    rows = merged['hosts'][0]['exceptions']
+    assert [r['days_left'] for r in rows] == [30, 5]
+    assert merged['hosts'][0]['counts']['expiring'] == 2
+    assert merged['sources'][0]['source'] == 'report 1'
+
+
+def test_merge_reads_schema_1_reports():
+    report = slice_report('2026-06-10T08:00:00Z', a='compliant')
+    report['schema_version'] = 1
+    del report['expiry_warning_days']
+    del report['hosts'][0]['counts']['expiring']
+    merged = policy.fleet_report_merge([report], ['old.json'], '2026-06-15T00:00:00Z')
+    assert merged['schema_version'] == policy.REPORT_SCHEMA_VERSION
+    assert merged['hosts'][0]['counts']['expiring'] == 0
+
+
+@pytest.mark.parametrize('bad,message', [
+    ('{"hosts": ', 'report bad.json is not JSON'),
+    ('[1, 2]', 'report bad.json is not a fleet report'),
+    (dict(schema_version=9, generated='2026-06-10T08:00:00Z', hosts=[]), 'schema_version 9'),
+    (dict(schema_version=2, generated='yesterday', hosts=[]), 'generated'),
+    (dict(schema_version=2, generated='2026-06-10T08:00:00Z', hosts=[dict(host='a')]), 'hosts is not a list'),
+])
+def test_merge_refuses_what_is_not_a_report_and_names_it(bad, message):
+    good = slice_report('2026-06-10T08:00:00Z', a='compliant')
+    with pytest.raises(AnsibleFilterError, match=message):
+        policy.fleet_report_merge([good, bad], ['good.json', 'bad.json'])
+
+
+def test_merge_needs_reports_and_one_name_each():
+    with pytest.raises(AnsibleFilterError, match='no report'):
+        policy.fleet_report_merge([])
+    with pytest.raises(AnsibleFilterError, match='source names'):
+        policy.fleet_report_merge([slice_report('2026-06-10T08:00:00Z', a='compliant')], ['x', 'y'])
