@@ -14,7 +14,6 @@ __metaclass__ = type
 
 import datetime
 import re
-import unicodedata
 
 from ansible_collections.pep493.https.plugins.module_utils import systemd
 from ansible_collections.pep493.https.plugins.module_utils.quoting import show  # noqa: F401 - dropin.show
@@ -45,7 +44,7 @@ UNIT_TYPES = ('service', 'socket', 'target', 'device', 'mount', 'automount', 'sw
 _VALID_CHARS = re.compile(r'[A-Za-z0-9:_.\\-]+\Z')
 _INSTANCE_CHARS = re.compile(r'[A-Za-z0-9:_.\\@-]+\Z')
 _DROPIN_NAME = re.compile(r'[A-Za-z0-9_][A-Za-z0-9_.@+-]*\.conf\Z')
-_DATE = re.compile(r'(\d{4})-(\d{2})-(\d{2})\Z')
+_DATE = re.compile(r'([0-9]{4})-([0-9]{2})-([0-9]{2})\Z')  # ASCII digits only, whatever re's Unicode rules
 _REASON_LINE = '# reason: '
 _EXPIRES_LINE = '# expires: '
 
@@ -151,6 +150,32 @@ def validate_dropin_name(name):
     return str(name)
 
 
+# The characters a reason may not hold, by explicit code point ranges, not by the interpreter's
+# Unicode tables (Python 2.7's are older: it took an emoji for an unassigned "control" character).
+# Every other character is accepted.
+REFUSED_CLASSES = (
+    ('control character', ((0x00, 0x1F), (0x7F, 0x9F))),
+    ('line separator', ((0x2028, 0x2029),)),
+    ('invisible formatting character', ((0xAD, 0xAD), (0x61C, 0x61C), (0x180E, 0x180E), (0x200B, 0x200F),
+                                        (0x202A, 0x202E), (0x2060, 0x2064), (0x2066, 0x206F), (0xFEFF, 0xFEFF),
+                                        (0xFFF9, 0xFFFB), (0xE0000, 0xE007F))),
+    ('surrogate', ((0xD800, 0xDFFF),)),
+    ('noncharacter', ((0xFDD0, 0xFDEF), (0xFFFE, 0xFFFF))),
+)
+
+
+def refused_class(char):
+    """The name of the class of REFUSED_CLASSES ``char`` is in, or None (accepted)."""
+    point = ord(char)
+    if point & 0xFFFE == 0xFFFE:
+        return 'noncharacter'  # U+xFFFE and U+xFFFF of every plane
+    for name, ranges in REFUSED_CLASSES:
+        for low, high in ranges:
+            if low <= point <= high:
+                return name
+    return None
+
+
 def validate_reason(text):
     """A single printable line of at most REASON_MAX characters, stripped; None when empty."""
     if text is None:
@@ -161,9 +186,10 @@ def validate_reason(text):
     if text == '':
         return None
     for char in text:
-        if unicodedata.category(char)[0] == 'C' or unicodedata.category(char) in ('Zl', 'Zp'):
-            raise DropinValueError('reason %s contains the control character %s; it must be one printable line'
-                                   % (show(text), show(char)))
+        refused = refused_class(char)
+        if refused:
+            raise DropinValueError('reason %s contains the %s %s; it must be one printable line'
+                                   % (show(text), refused, show(char)))
     if len(text) > REASON_MAX:
         raise DropinValueError('reason is %d characters long; at most %d are allowed (%s...)'
                                % (len(text), REASON_MAX, show(text[:40])))

@@ -20,8 +20,12 @@ import errno
 import os
 import stat
 
+from ansible_collections.pep493.https.plugins.module_utils import quoting
+
 MAX_LINKS = 40          # the kernel's MAXSYMLINKS
 DEV_NULL = '/dev/null'
+# An empty root would mean the host itself: refused rather than guessed.
+EMPTY_ROOT = 'root is empty (""); give the folder that stands for / (an image build tree), or leave root unset for this host'
 
 
 class HostFileError(Exception):
@@ -63,10 +67,12 @@ class HostPaths(object):
     """
 
     def __init__(self, root=None, show_real=False):
+        if root is not None and not root:
+            raise HostFileError(EMPTY_ROOT, 'root')
         if root:
             real_root = os.path.realpath(root)
             if not os.path.isdir(real_root):
-                raise HostFileError('root %r is not a directory' % root, 'root')
+                raise HostFileError('root %s is not a directory' % quoting.show(root), 'root')
             # root "/" is the host itself
             self.root = real_root if real_root != '/' else None
         else:
@@ -104,11 +110,11 @@ class HostPaths(object):
         kernel cannot create anything through a dangling link there).
         """
         if not isinstance(path, str) and not _is_text(path):
-            raise HostFileError('path %r is not a string' % (path,), 'relative')
+            raise HostFileError('path %s is not a string' % quoting.show(path), 'relative')
         if not path.startswith('/'):
-            raise HostFileError('path %r must be absolute' % path, 'relative')
+            raise HostFileError('path %s must be absolute' % quoting.show(path), 'relative')
         if file_path and len(path) > 1 and path.endswith('/'):
-            raise HostFileError('path %r ends with "/"; a file path must not' % path, 'trailing-slash')
+            raise HostFileError('path %s ends with "/"; a file path must not' % quoting.show(path), 'trailing-slash')
         key = (path, follow, folder_follow, file_path)
         if key in self._resolved:
             return self._resolved[key]
@@ -146,7 +152,7 @@ class HostPaths(object):
                     raise HostFileError('%s is a symbolic link to %s, outside root %s: refused'
                                         % (self.show(origin[0]), origin[1], self.root), 'above-root')
                 elif self.root:
-                    raise HostFileError('path %r climbs above root %s with "..": refused' % (path, self.root),
+                    raise HostFileError('path %s climbs above root %s with "..": refused' % (quoting.show(path), self.root),
                                         'above-root')
                 continue
             host = '/' + '/'.join(stack + [name])

@@ -21,11 +21,12 @@ QUOTE_LIMIT = 80
 def show(value, limit=QUOTE_LIMIT):
     """repr() of ``value``, ASCII only and without Python 2's u'' prefix, so control
     characters and look-alike letters are visible in a message; text (or bytes) longer than
-    ``limit`` characters is cut there and followed by "..."."""
-    if isinstance(value, TEXT_TYPES + (bytes,)) and len(value) > limit:
+    ``limit`` characters is cut there and followed by "...". Bytes (Python 2's native str
+    included) are quoted as the UTF-8 text they hold: the same message on Python 2.7 and 3."""
+    if isinstance(value, bytes):
+        value = value.decode('utf-8', 'replace')
+    if isinstance(value, TEXT_TYPES) and len(value) > limit:
         return show(value[:limit]) + '...'
-    if isinstance(value, bytes) and not isinstance(value, str):
-        value = value.decode('utf-8', 'replace')  # Python 3 bytes: quoted as text, no b''
     text = _ascii(value)
     if text.startswith("u'") or text.startswith('u"'):
         text = text[1:]

@@ -19,6 +19,7 @@ import os
 import pwd
 import re
 import stat
+import sys
 import tempfile
 import time
 
@@ -81,7 +82,7 @@ def write_atomic(module, dest, content, check=None, mode=None):
         fd, tmp = tempfile.mkstemp(prefix='.%s.' % os.path.basename(dest)[:TEMP_NAME_KEPT], suffix='.tmp', dir=folder)
     except (IOError, OSError) as exc:
         raise SafeFileError('cannot create a temporary file in %s: %s; %s is unchanged'
-                            % (folder, exc.strerror or exc, dest))
+                            % (folder, exc.strerror or exc, dest), 'folder-gone' if exc.errno == errno.ENOENT else None)
     module.add_cleanup_file(tmp)
     try:
         try:
@@ -110,7 +111,11 @@ def write_atomic(module, dest, content, check=None, mode=None):
     # is 0644 whatever the caller's umask (000 left it world-writable, 077 unreadable).
     umask = os.umask(0o022)
     try:
-        module.atomic_move(tmp, dest, unsafe_writes=module.params.get('unsafe_writes', False))
+        through_module(module, lambda cause: 'cannot replace %s: %s; it is unchanged' % (dest, cause),
+                       module.atomic_move, tmp, dest, unsafe_writes=module.params.get('unsafe_writes', False))
+    except SafeFileError:
+        _remove(tmp)
+        raise
     finally:
         os.umask(umask)
     if mode is not None and creating:
@@ -120,6 +125,49 @@ def write_atomic(module, dest, content, check=None, mode=None):
         except OSError as exc:
             raise SafeFileError('cannot set mode %04o on %s: %s' % (mode, dest, exc.strerror))
     _fsync_dir(folder)
+
+
+class _ModuleFailed(Exception):
+    pass
+
+
+def through_module(module, message, method, *args, **kwargs):
+    """``method(*args, **kwargs)``, an AnsibleModule file method (atomic_move, setting
+    attributes), whose failure - fail_json before ansible-core 2.19, an exception from 2.19 on -
+    becomes a SafeFileError with ``message(cause)``, so the module's own error path reports it
+    (what a batch wrote before it included), never a traceback."""
+    causes = []
+
+    def failed(msg='', **details):
+        handled = sys.exc_info()[1]  # ansible-core calls fail_json inside "except OSError"
+        cause = details.get('details') or (_root_cause(handled) if handled is not None else None)
+        causes.append('%s: %s' % (msg, cause) if cause and cause not in msg else msg)
+        raise _ModuleFailed(msg)
+    module.fail_json = failed
+    try:
+        return method(*args, **kwargs)
+    except _ModuleFailed:
+        cause = causes[-1]
+    except Exception as exc:  # ansible-core 2.19+ raises a bare Exception from the OSError
+        cause = _root_cause(exc)
+    finally:
+        del module.fail_json     # the class's own again
+    raise SafeFileError(message(cause))
+
+
+def _root_cause(exc):
+    seen = exc
+    while seen is not None:
+        if isinstance(seen, EnvironmentError) and seen.strerror:
+            return seen.strerror
+        seen = getattr(seen, '__cause__', None) or getattr(seen, '__context__', None)
+    return str(exc)
+
+
+def set_attributes(module, path, file_args, changed, diff=None):
+    """set_fs_attributes_if_different through the module's own error path."""
+    return through_module(module, lambda cause: 'cannot set the mode, owner, group or attributes of %s: %s'
+                          % (path, cause), module.set_fs_attributes_if_different, file_args, changed, diff=diff)
 
 
 def create_exclusive(path, content, mode=0o600, owner=None):
@@ -248,7 +296,7 @@ def attributes_differ(module, file_args):
     saved = module.check_mode
     module.check_mode = True
     try:
-        return module.set_fs_attributes_if_different(file_args, False)
+        return set_attributes(module, file_args['path'], file_args, False)
     finally:
         module.check_mode = saved
 

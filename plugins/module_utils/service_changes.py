@@ -99,9 +99,7 @@ def apply(module, changes, dropin_name, euid, done):
         folder = os.path.dirname(item.path)
         if item.new is not None:
             if item.new != item.old and not module.check_mode:
-                safe_file.make_dirs(module, folder, plan.FOLDER_MODE)
-                safe_file.write_atomic(module, item.path, item.new, check=plan.dropin_read_back_check(item.request),
-                                       mode=plan.DROPIN_MODE)
+                write_dropin(module, item, folder)
             elif (item.old_mode not in (None, plan.DROPIN_MODE) or item.foreign_owner(euid)) and not module.check_mode:
                 safe_file.split_hard_link(module, item.path, item.old)
             if item.old_mode not in (None, plan.DROPIN_MODE) and not module.check_mode:
@@ -119,6 +117,23 @@ def apply(module, changes, dropin_name, euid, done):
             safe_file.remove_file(module, item.path)
             safe_file.remove_empty_dir(module, folder, ignore=(dropin_name,))
         done.append(item.name)
+
+
+FOLDER_TRIES = 3
+
+
+def write_dropin(module, item, folder):
+    """Write one drop-in, making its folder; a removal of that folder by a run in parallel
+    (state=absent on the same unit) between the two is met by making it again."""
+    for attempt in range(FOLDER_TRIES):
+        safe_file.make_dirs(module, folder, plan.FOLDER_MODE)
+        try:
+            safe_file.write_atomic(module, item.path, item.new, check=plan.dropin_read_back_check(item.request),
+                                   mode=plan.DROPIN_MODE)
+            return
+        except safe_file.SafeFileError as exc:
+            if exc.reason != 'folder-gone' or attempt == FOLDER_TRIES - 1:
+                raise
 
 
 def file_diff(item, euid):

@@ -350,7 +350,8 @@ def main():
         planned = plan.plan_cfg(files, params['path'], params['verify'], params['state'], params['create'],
                                 params['repair'], params['follow'])
     except hostfiles.HostFileError as exc:
-        module.fail_json(msg=str(exc), path=params['path'])
+        # the path under root: Ansible adds the mode and owner of the file it names to a failure
+        module.fail_json(msg=str(exc), path=os.path.join(params['root'] or '/', params['path'].lstrip('/')))
     except plan.PlanError as exc:
         module.fail_json(msg=str(exc), **(dict(errors=exc.errors) if exc.errors else {}))
 
@@ -381,9 +382,9 @@ def main():
         file_args = safe_file.file_args_for(module, dest, default_mode='0644', exists=planned.old is not None)
         try:
             safe_file.split_hard_link(module, dest, planned.new, file_args)
+            result['changed'] = safe_file.set_attributes(module, dest, file_args, result['changed'], attr_diff)
         except safe_file.SafeFileError as exc:
             module.fail_json(msg=str(exc), path=dest)
-        result['changed'] = module.set_fs_attributes_if_different(file_args, result['changed'], diff=attr_diff)
         if attr_diff['before'] or attr_diff['after']:
             diffs.append(attr_diff)
     if module._diff and diffs:

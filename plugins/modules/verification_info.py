@@ -581,6 +581,7 @@ import traceback
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.pep493.https.plugins.module_utils import audit
+from ansible_collections.pep493.https.plugins.module_utils import hostpath
 from ansible_collections.pep493.https.plugins.module_utils import cfg
 from ansible_collections.pep493.https.plugins.module_utils import dropin
 from ansible_collections.pep493.https.plugins.module_utils import plan
@@ -626,6 +627,8 @@ def main():
     module = AnsibleModule(argument_spec=argument_spec(), supports_check_mode=True)
     params = module.params
     wanted, error = audit.validate_options(params)
+    if error is None and params['root'] == '':
+        error = hostpath.EMPTY_ROOT
     if error is None and params['root'] and not os.path.isdir(params['root']):
         error = 'root %r is not a directory; give the folder that stands for / or leave root unset' % params['root']
     if error:

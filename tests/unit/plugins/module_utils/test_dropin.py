@@ -288,3 +288,48 @@ def test_dropin_path():
     assert dropin.dropin_path('/etc/systemd/system/', 'a.service') == \
         '/etc/systemd/system/a.service.d/' + dropin.DEFAULT_DROPIN_NAME
     assert os.path.basename(dropin.dropin_path('/x', 'a.service', 'y.conf')) == 'y.conf'
+
+
+# One table, the same answer on Python 2.7 and 3: (reason, None when accepted, or the class refused).
+REASON_CLASSES = [
+    (u'caf\xe9 \U0001F980', None),
+    (u'\u4e2d\u6587 r\xe9seau \u0410\u0411', None),
+    (u'emoji added in Unicode 13: \U0001FAD6', None),
+    (u'a\x00b', 'control character'),
+    (u'a\x1bb', 'control character'),
+    (u'a\x7fb', 'control character'),
+    (u'a\x85b', 'control character'),
+    (u'a\x9fb', 'control character'),
+    (u'a\u2028b', 'line separator'),
+    (u'a\u2029b', 'line separator'),
+    (u'a\u200bb', 'invisible formatting character'),
+    (u'a\u202eb', 'invisible formatting character'),
+    (u'a\u2066b', 'invisible formatting character'),
+    (u'a\ufeffb', 'invisible formatting character'),
+    (u'a\U000e0041b', 'invisible formatting character'),
+    (u'a\ud800b', 'surrogate'),
+    (u'a\uffffb', 'noncharacter'),
+]
+
+
+@pytest.mark.parametrize('reason, refused', REASON_CLASSES)
+def test_reason_characters_are_one_explicit_table(reason, refused):
+    if refused is None:
+        assert dropin.validate_reason(reason) == reason
+        return
+    with pytest.raises(dropin.DropinValueError) as info:
+        dropin.validate_reason(reason)
+    assert 'contains the %s ' % refused in str(info.value), str(info.value)
+    assert single_line_ascii(str(info.value)) and "u'" not in str(info.value)
+
+
+@pytest.mark.parametrize('text', [u'\uff12\uff10\uff13\uff10-\uff10\uff11-\uff10\uff11', u'\u0662030-01-01',
+                                  u' 2030-1-01'])
+def test_expires_is_ascii_yyyy_mm_dd_only(text):
+    with pytest.raises(dropin.DropinValueError) as info:
+        dropin.validate_expires(text)
+    assert 'is not a date of the form YYYY-MM-DD' in str(info.value) and "u'" not in str(info.value)
+
+
+def single_line_ascii(text):
+    return '\n' not in text and all(ord(char) < 128 for char in text)
