@@ -333,6 +333,32 @@ def test_no_sideways_scroll_and_readable_host_names(report_dir, probed, width):
         assert seen["theadHeight"] == 0, "column headers shown above a card layout"
 
 
+def long_reasons(report):
+    """Reasons of the first PAGE hosts that are more than one short line (a raw SSH error)."""
+    firsts = [(r, (r.splitlines() or [""])[0]) for h in report["hosts"][:PAGE] for r in h["reasons"]]
+    return [" ".join(r.split()) for r, first in firsts if len(first) > 140 or first != r]
+
+
+def test_long_reasons_take_one_line_with_the_full_text_on_demand(report_dir, probed):
+    expected = long_reasons(load(report_dir))
+    for width in ("narrow", "wide"):
+        seen = probed(report_dir)[width]["longReasons"]
+        assert len(seen) == len(expected), width
+        for reason, shown in zip(expected, seen):
+            assert not shown["open"] and shown["summaryLines"] == 1, (width, shown)
+            assert reason in shown["text"], (width, reason)
+
+
+def test_exceptions_in_effect_leave_out_expired_ones(report_dir, probed):
+    report = load(report_dir)
+    expected = sorted([h["host"], r["unit"]] for h in report["hosts"] for r in h["exceptions"] if not r["expired"])
+    assert sorted(probed(report_dir)["wide"]["inEffect"]) == expected
+
+
+def test_some_report_has_long_reasons():
+    assert any(long_reasons(load(d)) for d in report_dirs())
+
+
 def test_some_report_has_exceptions_expiring_soon():
     """The generated fleet has them: the expiring-soon checks are not run on empty sections only."""
     assert any(expiring_soon(report, host) for report in map(load, report_dirs()) for host in report["hosts"])
