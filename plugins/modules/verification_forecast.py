@@ -90,6 +90,12 @@ options:
     description: At most this many endpoints are probed; the rest are reported with a null result and why.
     type: int
     default: 50
+  root:
+    description:
+      - A directory treated as C(/) for every file read (image builds, chroots, tests). Under O(root) nothing is run
+        and no process is looked at - the services that would be forecast are listed, their endpoints are not probed
+        (a null result and why) and every verdict is V(unknown).
+    type: path
   interpreter:
     description:
       - The Python 2 that probes the host's own endpoints (those without O(endpoints[].services)). By default the
@@ -322,6 +328,7 @@ def argument_spec():
         budget=dict(type='float', default=60.0),
         max_endpoints=dict(type='int', default=50),
         interpreter=dict(type='path'),
+        root=dict(type='path'),
     )
 
 
@@ -333,6 +340,9 @@ def validate(params):
     if not 0 <= params['observe_seconds'] < params['budget']:
         raise ValueError('observe_seconds must be from 0 to less than budget (%s), not %s'
                          % (params['budget'], params['observe_seconds']))
+    if params['root'] and not os.path.isdir(params['root']):
+        raise ValueError('root %r is not a directory; give the folder that stands for / or leave root unset'
+                         % params['root'])
     if params['max_endpoints'] < 1:
         raise ValueError('max_endpoints must be 1 or more, not %s' % params['max_endpoints'])
     names = [('services', n) for n in params['services'] or []]
@@ -371,20 +381,26 @@ def main():
     started = time.time()
     scan_errors = []
     runtime = None
-    systemctl = module.get_bin_path('systemctl') if runtimes.systemd_running() else None
+    systemctl = module.get_bin_path('systemctl') if runtimes.systemd_running(params['root']) else None
 
     def run(argv):
         return module.run_command(argv, environ_update=runtimes.SYSTEMCTL_ENV)
 
     if systemctl:
         runtime = audit.ask_systemd(run, systemctl, module.get_bin_path('busctl'), scan_errors)
-    host = hostmodel.Host(hostfiles.HostFiles(), runtime)
+    files = hostfiles.HostFiles(params['root'])
+    host = hostmodel.Host(files, runtime)
     if runtime is not None and runtime.loaded:
         audit.ask_main_pids(run, systemctl, host, scan_errors)
     targets, host_target, warnings = forecast.build_targets(
-        host, declared, wanted, params['keep_unverified'], params['all_python2'], host_interpreter(module))
-    forecast.add_observed(targets, params['observe_seconds'])
+        host, declared, wanted, params['keep_unverified'], params['all_python2'],
+        None if params['root'] else host_interpreter(module), files.exists)
     everything = targets + ([host_target] if host_target is not None else [])
+    if params['root']:
+        for target in everything:
+            target.interpreter, target.why = None, 'under root nothing is run'
+    else:
+        forecast.add_observed(targets, params['observe_seconds'])
     # the budget is the host's: watching the connections spent part of it
     left = max(params['budget'] - (time.time() - started), 0.1)
     probed = forecast.probe_targets(everything, params['timeout'], left, params['max_endpoints'])

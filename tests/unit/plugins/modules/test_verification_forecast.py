@@ -13,6 +13,7 @@ import pytest
 
 from ansible_collections.pep493.https.plugins.modules import verification_forecast
 from ansible_collections.pep493.https.tests.unit import tls_servers
+from ansible_collections.pep493.https.tests.unit.tree import write
 
 
 @pytest.mark.parametrize('args, words', [
@@ -50,3 +51,20 @@ def test_host_wide_endpoints_are_probed_with_the_given_interpreter(run_module, t
     assert wide['verdict'] == 'already_failing'       # a clean environment verifies by default
     assert result['summary']['probed_endpoints'] == 2
     assert result['summary']['already_failing'] == 1
+
+
+def test_under_root_services_are_listed_and_nothing_is_run(run_module, tmp_path):
+    write(tmp_path, '/etc/systemd/system/legacy.service', b'[Service]\nExecStart=/usr/bin/python2.7 /srv/legacy\n')
+    write(tmp_path, '/etc/systemd/system/modern.service', b'[Service]\nExecStart=/usr/bin/python3 /srv/modern\n')
+    result = run_module.ok(verification_forecast, dict(root=str(tmp_path), endpoints=[
+        dict(endpoint='127.0.0.1:%d' % tls_servers.free_port(), services=['legacy'])]))
+    [entry] = result['services']
+    assert entry['service'] == 'legacy.service' and entry['verdict'] == 'unknown'
+    assert entry['endpoints'][0]['result'] is None
+    assert entry['endpoints'][0]['error'] == 'not probed: under root nothing is run'
+    assert result['summary']['probed_endpoints'] == 0 and result['systemd_running'] is False
+
+
+def test_a_root_that_is_not_a_folder_is_refused(run_module, tmp_path):
+    result = run_module.fail(verification_forecast, dict(root=str(tmp_path / 'missing')))
+    assert 'root' in result['msg'] and 'is not a directory' in result['msg']
