@@ -19,6 +19,7 @@ import posixpath
 
 from ansible_collections.pep493.https.plugins.module_utils import effect as effects
 from ansible_collections.pep493.https.plugins.module_utils import endpoints as eps
+from ansible_collections.pep493.https.plugins.module_utils import records
 from ansible_collections.pep493.https.plugins.module_utils import service_env
 from ansible_collections.pep493.https.plugins.module_utils import tlsprobe
 
@@ -48,6 +49,7 @@ class Target(object):
         self.notes = []
         self.why = None
         self.answer = None
+        self.exception = None
 
     def add_endpoint(self, host, port, server_name, source):
         key = (host, port, server_name)
@@ -129,6 +131,9 @@ def service_target(service, host, policy_verifies, exists=os.path.exists):
             environment[name] = found
     target.environment = tlsprobe.probe_environment(environment)
     target.interpreter, target.why = interpreter_of(service, exists)
+    reason, expires = records.managed_exception(service)
+    if reason is not None or expires is not None:
+        target.exception = dict(reason=reason, expires=expires)
     return target
 
 
@@ -204,7 +209,8 @@ def target_report(target):
     if answer.get('error'):
         target.notes.append(answer['error'])
     return dict(service=target.name, interpreter=target.interpreter, python_version=answer.get('version'),
-                verifies_today=today, policy_verifies=target.policy_verifies, verdict=found, why=why,
+                verifies_today=today, policy_verifies=target.policy_verifies, exception=target.exception,
+                verdict=found, why=why,
                 processes=target.pids, endpoints=target.endpoints, notes=target.notes)
 
 

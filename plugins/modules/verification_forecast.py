@@ -180,6 +180,12 @@ services:
     policy_verifies:
       description: False for a service in O(keep_unverified).
       type: bool
+    exception:
+      description:
+        - The exception of M(pep493.https.service_verification) that applies to it (its drop-in), with its C(reason)
+          and C(expires) date; null when it has none.
+      type: dict
+      sample: {"reason": "forecast: would break on ambari.example.com:8440 (untrusted)", "expires": "2030-01-31"}
     verdict:
       description:
         - V(would_break) - it runs unverified today and an endpoint fails verification.
