@@ -563,23 +563,21 @@ def report(results, cfg, info, meta):
         w('')
         w('Where the role\'s re-run time goes (H=1, median task seconds over the rounds):')
         w('')
-        w('| N | ' + ' | '.join(['stat', 'cert_verification', 'service_verification', 'other tasks', 'play']) + ' |')
-        w('|---|---|---|---|---|---|')
+        w('| N | ' + ' | '.join(['cert_verification', 'service_verification', 'other tasks', 'play']) + ' |')
+        w('|---|---|---|---|---|')
         for key in keys:
             if key[0] != 1:
                 continue
             rows = [r for r in results.rows if r['section'] == 'policy' and r['variant'] == 'ours'
                     and r['key'] == key and r['phase'] == 'rerun']
-            parts = {'stat': [], 'cert': [], 'svc': [], 'other': []}
+            parts = {'cert': [], 'svc': [], 'other': []}
             for r in rows:
-                s = module_seconds(r, '.stat')
                 c = module_seconds(r, 'cert_verification')
                 v = module_seconds(r, 'service_verification')
-                parts['stat'].append(s)
                 parts['cert'].append(c)
                 parts['svc'].append(v)
-                parts['other'].append(sum(t['seconds'] for t in r['tasks']) - s - c - v)
-            cells = [fmt(statistics.median(parts[k])) for k in ('stat', 'cert', 'svc', 'other')]
+                parts['other'].append(sum(t['seconds'] for t in r['tasks']) - c - v)
+            cells = [fmt(statistics.median(parts[k])) for k in ('cert', 'svc', 'other')]
             cells.append(fmt(results.median('policy', 'ours', key, 'rerun', 'play')))
             w('| %d | %s |' % (key[1], ' | '.join(cells)))
         w('')

@@ -9,7 +9,9 @@ The rules themselves (validation, the clock, the compliance verdict) are in
 * ``policy_plan``: validate a host's whole policy before anything is written and split its
   exceptions by expiry date, so that the role makes one ``service_verification`` call;
 * ``compliance``: compare one host's ``verification_info`` result with the policy;
+* ``predicted_compliance``: the same, for the host as a plan will leave it (before any write);
 * ``fleet_report``: one report entry per host, with counts per compliance state;
+* ``fleet_report_merge``: one report from several (job slices, controllers, days);
 * ``batch_summary``: one line per host of an enforce or rollback batch.
 """
 
@@ -17,13 +19,19 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import json
+import re
 from collections.abc import Mapping
 
 from ansible.errors import AnsibleFilterError
 from ansible_collections.pep493.https.plugins.module_utils import policy as rules
 
 STATES = rules.STATES
-REPORT_SCHEMA_VERSION = 1
+REPORT_SCHEMA_VERSION = 2
+# The report's host order: the hosts that need a person first.
+WORST_FIRST = ('non_compliant', 'unreachable', 'pending_restart', 'compliant_with_exceptions', 'compliant')
+EXPIRY_WARNING_DAYS = 30
+_GENERATED = re.compile(r'^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$')
 
 
 def policy_plan(exceptions, verify='enable', allow_insecure=False, require_justification=True, expired='remove',
@@ -48,11 +56,19 @@ def compliance(info, verify='enable', exceptions=None, exclusive=True, expired='
         raise AnsibleFilterError(str(exc))
 
 
+def predicted_compliance(info, verify='enable', exceptions=None, exclusive=True, expired='remove', restart='never'):
+    """How one host will stand once the plan is applied (``rules.predicted_compliance``)."""
+    try:
+        return rules.predicted_compliance(info, verify, exceptions, exclusive, expired, restart)
+    except rules.PolicyError as exc:
+        raise AnsibleFilterError(str(exc))
+
+
 def _service_name(service):
     return rules.unit_name(service.get('unit') or service.get('name') or '?')
 
 
-def _host_entry(host, audit):
+def _host_entry(host, audit, day, warning_days):
     unreachable = isinstance(audit, dict) and (audit.get('compliance') or {}).get('state') == 'unreachable'
     if not isinstance(audit, dict) or not isinstance(audit.get('info'), dict) or unreachable:
         error = audit.get('error') if isinstance(audit, dict) else None
@@ -65,7 +81,7 @@ def _host_entry(host, audit):
         return dict(host=host, state='unreachable', compliant=False, reasons=reasons,
                     warnings=[], verify=None, expected_verify=None, host_default=None, interpreters=[],
                     exceptions=[], expired=[], ineffective=[], pending_restart=[], findings=[],
-                    counts=dict(exceptions=0, expired=0, pending_restart=0, ineffective=0))
+                    counts=dict(exceptions=0, expired=0, expiring=0, pending_restart=0, ineffective=0))
     info, verdict = audit['info'], audit.get('compliance') or {}
     services = info.get('services') or []
     summary = info.get('summary') or {}
@@ -75,7 +91,8 @@ def _host_entry(host, audit):
                     source=service.get('source') or service.get('file') or service.get('path'),
                     managed=bool(service.get('managed')), reason=service.get('reason'),
                     expires=service.get('expires'), expired=bool(service.get('expired')),
-                    effective=service.get('effective'), pending_restart=bool(service.get('pending_restart')))
+                    effective=service.get('effective'), pending_restart=bool(service.get('pending_restart')),
+                    days_left=_days_left(service.get('expires'), day))
     rows = [row(s) for s in services]
     interpreters = [dict(path=i.get('path'), version=i.get('version'),
                          verifies_by_default=i.get('verifies_by_default'), reads_config=i.get('reads_config'),
@@ -98,13 +115,61 @@ def _host_entry(host, audit):
         findings=[str(f) for f in summary.get('findings') or []],
     )
     entry['counts'] = dict(exceptions=len(entry['exceptions']), expired=len(entry['expired']),
+                           expiring=len([r for r in entry['exceptions'] if _expiring(r, warning_days)]),
                            pending_restart=len(entry['pending_restart']), ineffective=len(entry['ineffective']))
     return entry
 
 
-def fleet_report(hosts, audits, generated=None):
+def _days_left(expires, day):
+    """Days from ``day`` to an exception's last valid day (0: it ends today; negative: expired)."""
+    try:
+        return (rules.as_date(expires) - day).days if expires else None
+    except rules.PolicyError:
+        return None
+
+
+def _expiring(row, warning_days):
+    """An exception in effect that ends within ``warning_days`` days."""
+    return not row['expired'] and row['days_left'] is not None and 0 <= row['days_left'] <= warning_days
+
+
+def _natural(name):
+    """web-2 before web-10."""
+    return [(0, int(part), '') if part.isdigit() else (1, 0, part) for part in re.split(r'(\d+)', name.lower())]
+
+
+def _worst_first(entry):
+    soonest = min([r['days_left'] for r in entry['exceptions'] if r['days_left'] is not None] or [float('inf')])
+    return (WORST_FIRST.index(entry['state']) if entry['state'] in WORST_FIRST else -1, soonest,
+            _natural(entry['host']))
+
+
+def _report_day(generated):
+    """The UTC date the report is made on: the date of ``generated``, or today."""
+    if generated:
+        try:
+            return rules.as_date(str(generated)[:10])
+        except rules.PolicyError:
+            raise AnsibleFilterError('generated: %r is not a time as YYYY-MM-DDTHH:MM:SSZ' % (generated,))
+    return rules.today()
+
+
+def _warning_days(value):
+    try:
+        days = int(value)
+        if days < 0 or isinstance(value, bool) or str(value).strip() != str(days):
+            raise ValueError(value)
+    except (TypeError, ValueError):
+        raise AnsibleFilterError('pep493_https_expiry_warning_days: %r is not a whole number of days (0 or more)'
+                                 % (value,))
+    return days
+
+
+def fleet_report(hosts, audits, generated=None, warning_days=EXPIRY_WARNING_DAYS):
     """The fleet report: ``hosts`` (inventory names) and ``audits`` (host -> ``pep493_https_status``
-    fact, or ``hostvars``)."""
+    fact, or ``hostvars``), hosts worst first; days left per exception as of ``generated``."""
+    day = _report_day(generated)
+    warning_days = _warning_days(warning_days)
     entries = []
     for host in hosts:
         try:
@@ -114,19 +179,91 @@ def fleet_report(hosts, audits, generated=None):
         audit = host_vars
         if hasattr(host_vars, 'get') and ('inventory_hostname' in host_vars or 'pep493_https_status' in host_vars):
             audit = host_vars.get('pep493_https_status')
-        entries.append(_host_entry(str(host), audit))
+        entries.append(_host_entry(str(host), audit, day, warning_days))
+    return _report(entries, generated, warning_days)
+
+
+def _report(entries, generated, warning_days, sources=None):
+    entries.sort(key=_worst_first)
     totals = dict((state, 0) for state in STATES)
     for entry in entries:
         totals[entry['state']] = totals.get(entry['state'], 0) + 1
-    return dict(
+    report = dict(
         schema_version=REPORT_SCHEMA_VERSION,
         generated=generated,
+        expiry_warning_days=warning_days,
         states=list(STATES),
         totals=totals,
         host_count=len(entries),
         compliant=all(e['compliant'] for e in entries),
         hosts=entries,
     )
+    if sources is not None:
+        report['sources'] = sources
+    return report
+
+
+def _merged_entry(entry, source, audited, day, warning_days):
+    """A host entry of an earlier report, with days left counted again from ``day``."""
+    entry = dict(entry, source=source, audited=audited)
+    for key in ('exceptions', 'expired', 'ineffective'):
+        entry[key] = [dict(row, days_left=_days_left(row.get('expires'), day)) for row in entry.get(key) or []]
+    entry['counts'] = dict(entry.get('counts') or {}, exceptions=len(entry['exceptions']),
+                           expired=len(entry['expired']), ineffective=len(entry['ineffective']),
+                           pending_restart=len(entry.get('pending_restart') or []),
+                           expiring=len([r for r in entry['exceptions'] if _expiring(r, warning_days)]))
+    return entry
+
+
+def _checked_report(report, source):
+    where = 'report %s' % source
+    if isinstance(report, (bytes, str)):
+        try:
+            report = json.loads(report)
+        except ValueError as exc:
+            raise AnsibleFilterError('%s is not JSON: %s' % (where, exc))
+    if not isinstance(report, Mapping):
+        raise AnsibleFilterError('%s is not a fleet report (a JSON object with hosts), it is a %s'
+                                 % (where, type(report).__name__))
+    if report.get('schema_version') not in (1, REPORT_SCHEMA_VERSION):
+        raise AnsibleFilterError('%s has schema_version %r; this collection reads 1 and %d'
+                                 % (where, report.get('schema_version'), REPORT_SCHEMA_VERSION))
+    generated = report.get('generated')
+    if not isinstance(generated, str) or not _GENERATED.match(generated):
+        raise AnsibleFilterError('%s has no time it was made as YYYY-MM-DDTHH:MM:SSZ (generated: %r)'
+                                 % (where, generated))
+    hosts = report.get('hosts')
+    if not isinstance(hosts, list) or not all(isinstance(h, Mapping) and h.get('host') and h.get('state') in STATES
+                                              for h in hosts):
+        raise AnsibleFilterError('%s: hosts is not a list of host entries (host, state, ...)' % where)
+    return generated, hosts
+
+
+def fleet_report_merge(reports, sources=None, generated=None, warning_days=EXPIRY_WARNING_DAYS):
+    """One report from several ``report.json`` (job slices, controllers, days): for each host the
+    entry of the newest report that has an audit result for it (one without a result only when no
+    report has one), with days left counted again as of ``generated``; the sources listed."""
+    day = _report_day(generated)
+    warning_days = _warning_days(warning_days)
+    if not isinstance(reports, list) or not reports:
+        raise AnsibleFilterError('no report to merge: give the report.json files to merge')
+    sources = list(sources) if sources is not None else ['report %d' % (n + 1) for n in range(len(reports))]
+    if len(sources) != len(reports):
+        raise AnsibleFilterError('%d reports but %d source names' % (len(reports), len(sources)))
+    chosen, listed = {}, []
+    for order, (report, source) in enumerate(zip(reports, sources)):
+        made, hosts = _checked_report(report, source)
+        listed.append(dict(source=str(source), generated=made, host_count=len(hosts), hosts_used=0))
+        for entry in hosts:
+            # newest first; an audit result before "no result"; the later source on a tie
+            rank = (entry['state'] != 'unreachable', str(made), order)
+            if entry['host'] not in chosen or rank > chosen[entry['host']][0]:
+                chosen[entry['host']] = (rank, entry, order)
+    entries = []
+    for rank, entry, order in chosen.values():
+        listed[order]['hosts_used'] += 1
+        entries.append(_merged_entry(entry, listed[order]['source'], listed[order]['generated'], day, warning_days))
+    return _report(entries, generated, warning_days, listed)
 
 
 def _names(items):
@@ -198,8 +335,9 @@ def _state_part(status, check):
     if not state:
         return 'not audited'
     text = state
-    if check and status.get('check_mode'):
-        text += ' (check mode: audited as the host was)'
+    if verdict.get('predicted'):
+        # the audit of the planned state: what check mode says, and all a run without the audit has
+        text = 'would be %s' % state if check else '%s (predicted; not audited after the change)' % state
     reasons = verdict.get('reasons') or []
     if reasons and state != 'compliant':
         text += ' - %s%s' % (reasons[0], ' (+%d more)' % (len(reasons) - 1) if len(reasons) > 1 else '')
@@ -246,6 +384,8 @@ class FilterModule(object):
         return dict(
             policy_plan=policy_plan,
             compliance=compliance,
+            predicted_compliance=predicted_compliance,
             fleet_report=fleet_report,
+            fleet_report_merge=fleet_report_merge,
             batch_summary=batch_summary,
         )

@@ -224,4 +224,5 @@ def report_for(module, wanted, interpreters, probed, readers, today, euid=0):
     result['root'] = params['root']
     result['planned'] = planned is not None
     result['planned_changes'] = planned.changes if planned is not None else []
+    result['planned_refusals'] = list(planned.notes) if planned is not None else []
     return result

@@ -9,6 +9,8 @@
   every exception, with the very validators ``service_verification`` applies) before anything
   is written, and split the exceptions by expiry date.
 * ``compliance``: how one host (a ``verification_info`` result) stands against the policy.
+* ``predicted_compliance``: the same verdict for the host as a plan will leave it (a
+  ``verification_info`` result with ``planned``), before anything is written.
 
 Pure functions: data in, data out.
 """
@@ -17,8 +19,9 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import time
 import datetime
+import posixpath
+import time
 
 from ansible.module_utils.common.validation import check_type_bool, check_type_str
 from ansible_collections.pep493.https.plugins.module_utils import cfg
@@ -27,6 +30,7 @@ from ansible_collections.pep493.https.plugins.module_utils import dropin
 # Compliance states, best first: the report shows them in this order.
 STATES = ('compliant', 'compliant_with_exceptions', 'pending_restart', 'non_compliant', 'unreachable')
 EXPIRED_POLICIES = ('remove', 'keep', 'fail')
+RESTARTS = ('never', 'try-restart', 'restart')
 EXCEPTION_KEYS = ('name', 'verify', 'reason', 'expires')
 EXCEPTIONS_LABEL = 'pep493_https_exceptions'
 
@@ -273,3 +277,44 @@ def compliance(info, verify='enable', exceptions=None, exclusive=True, expired='
     else:
         state = 'compliant'
     return dict(state=state, compliant=state != 'non_compliant', reasons=reasons, warnings=warnings)
+
+
+def restarted_by_plan(info, restart='never'):
+    """The units ``service_verification`` restarts once it has applied the plan of ``info`` (a
+    ``verification_info`` result with ``planned``): every unit whose drop-in the plan changes, unless
+    ``restart`` is ``never`` or the plan is for a tree (``root``: no systemctl). A template's drop-in
+    restarts no instance, so its instances keep their pending restart."""
+    if restart not in RESTARTS:
+        raise PolicyError('pep493_https_restart %s: use one of %s' % (dropin.show(restart), ', '.join(RESTARTS)))
+    if restart == 'never' or info.get('root'):
+        return set()
+    units = set()
+    for change in info.get('planned_changes') or []:
+        folder = posixpath.basename(posixpath.dirname(str((change or {}).get('path') or '')))
+        if folder.endswith(dropin.SUFFIX + '.d'):
+            units.add(folder[:-len('.d')])
+    return units
+
+
+def predicted_compliance(info, verify='enable', exceptions=None, exclusive=True, expired='remove', restart='never'):
+    """How the host will stand once the plan is applied: ``compliance`` of ``info``, a
+    ``verification_info`` result of the planned state (its option ``planned``), with the restarts
+    ``service_verification`` will make (``restart``) taken into account, and what the writing modules
+    would refuse of the plan (``planned_refusals``) as the first reasons. The verdict carries
+    ``predicted: true``."""
+    if not isinstance(info, dict):
+        raise PolicyError('predicted_compliance expects a verification_info result, got %s' % type(info).__name__)
+    if isinstance(info.get('config'), dict) and info.get('planned') is not True:
+        raise PolicyError('predicted_compliance expects the verification_info result of a planned state (the '
+                          'option planned); this one is of the host as it is: use compliance for it')
+    restarted = restarted_by_plan(info, restart)
+    if restarted:
+        info = dict(info, services=[dict(service, pending_restart=False) if _service_name(service) in restarted
+                                    else service for service in info.get('services') or []])
+    verdict = compliance(info, verify, exceptions, exclusive, expired)
+    # a plan a writing module would refuse cannot succeed: its message says what to do
+    refusals = [str(refusal) for refusal in info.get('planned_refusals') or []]
+    if refusals:
+        verdict.update(state='non_compliant', compliant=False, reasons=refusals + verdict['reasons'])
+    verdict['predicted'] = True
+    return verdict

@@ -101,6 +101,12 @@ def _managed_dropin(service):
     return found
 
 
+def managed_exception(service):
+    """(reason, expires) of the drop-in of ours that applies to the service, or (None, None)."""
+    _path, reason, expires, _value = _managed_dropin(service)
+    return reason, str(expires) if expires else None
+
+
 def service_record(host, service, today=None):
     """One entry of ``services`` (the keys RETURN documents)."""
     value, known, setting = service.variable()

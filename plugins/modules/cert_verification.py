@@ -25,8 +25,8 @@ description:
   - A malformed file (text before any section header, or a line that is neither a section, an
     option, a comment nor blank) makes C(import ssl) raise on RHEL 7. The module refuses it and
     changes nothing, or comments the offending lines out with O(repair=true).
-  - O(mode), O(owner), O(group) and O(attributes) are checked before anything is written, in check mode
-    too. An invalid mode, an unknown user or group, or an unknown C(chattr) flag fails and changes nothing.
+  - O(mode), O(owner), O(group) and O(attributes) are checked before anything is written (in check mode
+    too). An invalid mode, an unknown user or group, or an unknown C(chattr) flag fails and changes nothing.
   - A new file gets mode C(0644) unless O(mode) is set; an existing file keeps its own mode, owner and group
     unless they are set.
   - Writes go to a temporary file in the same folder, are read back and re-parsed, then moved into

@@ -563,6 +563,15 @@ planned_changes:
       description: V(created), V(updated) or V(removed).
       type: str
   sample: [{"path": "/etc/systemd/system/ambari-agent.service.d/zz-pep493-https.conf", "action": "created"}]
+planned_refusals:
+  description:
+    - What M(pep493.https.cert_verification) would refuse of O(planned) (a malformed cfg file without
+      O(planned.repair)), with its message; the planned state keeps that file as it is. Also in RV(scan_errors).
+      Empty without O(planned).
+  returned: always
+  type: list
+  elements: str
+  sample: []
 scan_errors:
   description: Parts of the host that could not be read or asked (the report is complete otherwise).
   returned: always
@@ -576,7 +585,7 @@ import traceback
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.pep493.https.plugins.module_utils import audit
-from ansible_collections.pep493.https.plugins.module_utils import hostfiles
+from ansible_collections.pep493.https.plugins.module_utils import hostpath
 from ansible_collections.pep493.https.plugins.module_utils import cfg
 from ansible_collections.pep493.https.plugins.module_utils import dropin
 from ansible_collections.pep493.https.plugins.module_utils import plan
@@ -623,7 +632,7 @@ def main():
     params = module.params
     wanted, error = audit.validate_options(params)
     if error is None and params['root'] == '':
-        error = hostfiles.EMPTY_ROOT
+        error = hostpath.EMPTY_ROOT
     if error is None and params['root'] and not os.path.isdir(params['root']):
         error = 'root %r is not a directory; give the folder that stands for / or leave root unset' % params['root']
     if error:

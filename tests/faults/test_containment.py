@@ -16,6 +16,7 @@ from hypothesis import given, strategies as st
 import fuzz_profiles
 import harness
 from ansible_collections.pep493.https.plugins.module_utils import hostfiles
+from ansible_collections.pep493.https.plugins.module_utils import hostpath
 
 CFG = ('etc', 'python', 'cert-verification.cfg')
 DROPIN = ('etc', 'systemd', 'system', 'legacy-app.service.d', 'zz-pep493-https.conf')
@@ -223,7 +224,7 @@ def climbs_above_root(root, path):
             return False
         if stat.S_ISLNK(info.st_mode):
             hops += 1
-            if hops > hostfiles.MAX_LINKS:
+            if hops > hostpath.MAX_LINKS:
                 return False
             target = os.readlink(full)
             if target.startswith('/'):

@@ -10,6 +10,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import datetime
+import json
 
 import pytest
 
@@ -98,9 +99,9 @@ def test_fleet_report_counts_and_rows():
                                     non_compliant=1, unreachable=2)
     assert report['compliant'] is False
     hosts = dict((h['host'], h) for h in report['hosts'])
-    assert [h['host'] for h in report['hosts']] == ['a', 'b', 'c', 'd', 'e']
+    assert [h['host'] for h in report['hosts']] == ['b', 'd', 'e', 'c', 'a']
     assert hosts['b']['verify'] == 'disable' and hosts['b']['expected_verify'] == 'enable'
-    assert hosts['c']['counts'] == dict(exceptions=2, expired=1, pending_restart=1, ineffective=1)
+    assert hosts['c']['counts'] == dict(exceptions=2, expired=1, expiring=0, pending_restart=1, ineffective=1)
     assert hosts['c']['pending_restart'] == ['y.service']
     assert 'boom' in hosts['d']['reasons'][0]
     assert hosts['e']['state'] == 'unreachable'
@@ -110,7 +111,7 @@ def test_fleet_report_reads_hostvars_like_mappings():
     hostvars = {'a': {'inventory_hostname': 'a', 'pep493_https_status': status(info(), 'compliant')},
                 'b': {'inventory_hostname': 'b'}}
     report = policy.fleet_report(['a', 'b'], hostvars)
-    assert [h['state'] for h in report['hosts']] == ['compliant', 'unreachable']
+    assert dict((h['host'], h['state']) for h in report['hosts']) == dict(a='compliant', b='unreachable')
 
 
 def test_fleet_report_all_compliant():
@@ -118,9 +119,70 @@ def test_fleet_report_all_compliant():
     assert report['compliant'] is True
 
 
+def with_exceptions(*expiries, **kw):
+    services = [svc('s%d.service' % n, expires=date, expired=date is not None and date < TODAY, reason='why')
+                for n, date in enumerate(expiries)]
+    return status(info(services=services), kw.get('state', 'compliant_with_exceptions'))
+
+
+def test_fleet_report_days_left_and_expiring_soon():
+    audits = {'a': with_exceptions('2026-06-15', '2026-07-15', '2026-07-16', '2027-07-01', None, '2026-06-14')}
+    report = policy.fleet_report(['a'], audits, TODAY + 'T23:59:59Z')
+    rows = report['hosts'][0]['exceptions']
+    assert [r['days_left'] for r in rows] == [0, 30, 31, 381, None, -1]
+    # in effect and ending within 30 days: today's and the one 30 days out; not the expired one
+    assert report['hosts'][0]['counts']['expiring'] == 2
+    assert report['expiry_warning_days'] == 30
+    report = policy.fleet_report(['a'], audits, TODAY + 'T00:00:00Z', 31)
+    assert report['hosts'][0]['counts']['expiring'] == 3
+    assert policy.fleet_report(['a'], audits, TODAY + 'T00:00:00Z', '0')['hosts'][0]['counts']['expiring'] == 1
+
+
+def test_fleet_report_days_left_count_from_the_report_day(monkeypatch):
+    monkeypatch.setattr(rules, 'today', lambda now=None: datetime.date(2026, 7, 1))
+    report = policy.fleet_report(['a'], {'a': with_exceptions('2026-07-15')})
+    assert report['hosts'][0]['exceptions'][0]['days_left'] == 14
+
+
+@pytest.mark.parametrize('days', [-1, 'soon', '3.5', 2.5, True, None, [30]])
+def test_fleet_report_refuses_a_bad_warning_window(days):
+    with pytest.raises(AnsibleFilterError, match='pep493_https_expiry_warning_days'):
+        policy.fleet_report(['a'], {'a': with_exceptions('2026-07-15')}, TODAY + 'T00:00:00Z', days)
+
+
+def test_fleet_report_refuses_a_bad_generated_time():
+    with pytest.raises(AnsibleFilterError, match='generated'):
+        policy.fleet_report(['a'], {}, 'yesterday')
+
+
+def test_fleet_report_sorts_hosts_worst_first():
+    audits = {
+        'web-10': status(info(), 'compliant'),
+        'web-2': status(info(), 'compliant'),
+        'db-1': with_exceptions('2027-01-01'),
+        'db-2': with_exceptions('2026-06-20'),
+        'app-1': status(info(), 'pending_restart'),
+        'app-9': status(info(verify='disable'), 'non_compliant'),
+    }
+    report = policy.fleet_report(sorted(audits) + ['gone'], audits, TODAY + 'T00:00:00Z')
+    assert [h['host'] for h in report['hosts']] == ['app-9', 'gone', 'app-1', 'db-2', 'db-1', 'web-2', 'web-10']
+
+
 def test_filters_are_registered():
     names = set(policy.FilterModule().filters())
-    assert names == set(['policy_plan', 'compliance', 'fleet_report', 'batch_summary'])
+    assert names == set(['policy_plan', 'compliance', 'predicted_compliance', 'fleet_report', 'fleet_report_merge',
+                         'batch_summary'])
+
+
+def test_predicted_compliance_is_the_rule_of_module_utils():
+    planned = dict(info(services=[svc('legacy.service', managed=False, source='/etc/x/override.conf')]), planned=True)
+    verdict = policy.predicted_compliance(planned, 'enable', [], True, 'remove', 'try-restart')
+    assert verdict == rules.predicted_compliance(planned, 'enable', [], True, 'remove', 'try-restart')
+    assert verdict['predicted'] is True and verdict['state'] == 'non_compliant'
+    assert verdict['reasons'] == ['legacy.service has PYTHONHTTPSVERIFY=0 from /etc/x/override.conf and no exception '
+                                  'in the policy']
+    with pytest.raises(AnsibleFilterError, match='planned state'):
+        policy.predicted_compliance(info())
 
 
 # --- batch_summary: one line per host, from the module results -------------------------------
@@ -141,8 +203,11 @@ def svc_result(actions=(), removed=(), restarted=(), pending=(), running=True):
                 restarted=list(restarted), pending_restart=list(pending), systemd_running=running)
 
 
-def compliant(state='compliant', reasons=(), check=False):
-    return dict(compliance=dict(state=state, reasons=list(reasons)), check_mode=check)
+def compliant(state='compliant', reasons=(), check=False, predicted=False):
+    verdict = dict(state=state, reasons=list(reasons))
+    if predicted:
+        verdict['predicted'] = True
+    return dict(compliance=verdict, check_mode=check)
 
 
 def test_batch_summary_lists_added_updated_and_removed_separately():
@@ -179,6 +244,25 @@ def test_batch_summary_in_check_mode_says_would():
     assert 'cfg would change platform_default -> enable' in line
     assert 'drop-ins that would be added: a.service' in line
     assert 'would try-restart: a.service' in line
+
+
+def test_batch_summary_in_check_mode_gives_the_predicted_state_and_its_first_reason():
+    hv = {'pep493_https_applied': applied(cfg_result(), svc_result([('a.service', 'created')]), check=True),
+          'pep493_https_status': compliant('non_compliant', ['legacy.service has PYTHONHTTPSVERIFY=0', 'two'],
+                                           check=True, predicted=True)}
+    line = policy.host_summary('web1', hv)
+    assert line.startswith('web1: would be non_compliant - legacy.service has PYTHONHTTPSVERIFY=0 (+1 more); '
+                           'cfg would change platform_default -> enable'), line
+    hv['pep493_https_status'] = compliant('compliant_with_exceptions', check=True, predicted=True)
+    assert policy.host_summary('web1', hv).startswith('web1: would be compliant_with_exceptions; cfg would change ')
+    assert 'audited as the host was' not in policy.host_summary('web1', hv)
+
+
+def test_batch_summary_says_when_a_real_run_was_not_audited_after_the_change():
+    hv = {'pep493_https_applied': applied(cfg_result(), svc_result()),
+          'pep493_https_status': compliant(predicted=True)}
+    assert policy.host_summary('web1', hv).startswith(
+        'web1: compliant (predicted; not audited after the change); cfg platform_default -> enable')
 
 
 def test_batch_summary_names_the_first_reason_of_a_non_compliant_host():
@@ -236,3 +320,73 @@ def test_batch_summary_under_a_root():
     line = policy.host_summary('web1', {'pep493_https_applied': tree, 'pep493_https_status': compliant()})
     assert line == ('web1: compliant; cfg missing -> enable; drop-ins added: a.service; '
                     'under root /var/tmp/image-root: no reload or restart')
+
+
+# --- fleet_report_merge -----------------------------------------------------------------------
+
+def slice_report(generated, **states):
+    audits = dict((host, status(info(), state) if state != 'unreachable' else None) for host, state in states.items())
+    return policy.fleet_report(sorted(states), audits, generated)
+
+
+def test_merge_newest_result_per_host_wins_and_sources_are_listed():
+    first = slice_report('2026-06-10T08:00:00Z', a='compliant', b='non_compliant', c='compliant')
+    second = slice_report('2026-06-12T08:00:00Z', b='compliant', d='pending_restart')
+    third = slice_report('2026-06-11T08:00:00Z', a='non_compliant', c='unreachable', e='unreachable')
+    merged = policy.fleet_report_merge([first, second, third], ['s1.json', 's2.json', 's3.json'],
+                                       '2026-06-15T00:00:00Z')
+    hosts = dict((h['host'], h) for h in merged['hosts'])
+    assert dict((h, e['state']) for h, e in hosts.items()) == dict(
+        a='non_compliant', b='compliant', c='compliant', d='pending_restart', e='unreachable')
+    assert dict((h, e['source']) for h, e in hosts.items()) == dict(
+        a='s3.json', b='s2.json', c='s1.json', d='s2.json', e='s3.json')
+    assert hosts['b']['audited'] == '2026-06-12T08:00:00Z'
+    assert merged['sources'] == [
+        dict(source='s1.json', generated='2026-06-10T08:00:00Z', host_count=3, hosts_used=1),
+        dict(source='s2.json', generated='2026-06-12T08:00:00Z', host_count=2, hosts_used=2),
+        dict(source='s3.json', generated='2026-06-11T08:00:00Z', host_count=3, hosts_used=2)]
+    assert merged['totals'] == dict(compliant=2, compliant_with_exceptions=0, pending_restart=1, non_compliant=1,
+                                    unreachable=1)
+    assert merged['host_count'] == 5 and merged['compliant'] is False
+    assert [h['host'] for h in merged['hosts']] == ['a', 'e', 'd', 'b', 'c']
+
+
+def test_merge_reads_text_and_counts_days_left_again():
+    audits = {'a': with_exceptions('2026-07-15', '2026-06-20')}
+    text = json.dumps(policy.fleet_report(['a'], audits, '2026-06-01T00:00:00Z'))
+    assert json.loads(text)['hosts'][0]['counts']['expiring'] == 1
+    merged = policy.fleet_report_merge([text], None, '2026-06-15T00:00:00Z')
+    rows = merged['hosts'][0]['exceptions']
+    assert [r['days_left'] for r in rows] == [30, 5]
+    assert merged['hosts'][0]['counts']['expiring'] == 2
+    assert merged['sources'][0]['source'] == 'report 1'
+
+
+def test_merge_reads_schema_1_reports():
+    report = slice_report('2026-06-10T08:00:00Z', a='compliant')
+    report['schema_version'] = 1
+    del report['expiry_warning_days']
+    del report['hosts'][0]['counts']['expiring']
+    merged = policy.fleet_report_merge([report], ['old.json'], '2026-06-15T00:00:00Z')
+    assert merged['schema_version'] == policy.REPORT_SCHEMA_VERSION
+    assert merged['hosts'][0]['counts']['expiring'] == 0
+
+
+@pytest.mark.parametrize('bad,message', [
+    ('{"hosts": ', 'report bad.json is not JSON'),
+    ('[1, 2]', 'report bad.json is not a fleet report'),
+    (dict(schema_version=9, generated='2026-06-10T08:00:00Z', hosts=[]), 'schema_version 9'),
+    (dict(schema_version=2, generated='yesterday', hosts=[]), 'generated'),
+    (dict(schema_version=2, generated='2026-06-10T08:00:00Z', hosts=[dict(host='a')]), 'hosts is not a list'),
+])
+def test_merge_refuses_what_is_not_a_report_and_names_it(bad, message):
+    good = slice_report('2026-06-10T08:00:00Z', a='compliant')
+    with pytest.raises(AnsibleFilterError, match=message):
+        policy.fleet_report_merge([good, bad], ['good.json', 'bad.json'])
+
+
+def test_merge_needs_reports_and_one_name_each():
+    with pytest.raises(AnsibleFilterError, match='no report'):
+        policy.fleet_report_merge([])
+    with pytest.raises(AnsibleFilterError, match='source names'):
+        policy.fleet_report_merge([slice_report('2026-06-10T08:00:00Z', a='compliant')], ['x', 'y'])

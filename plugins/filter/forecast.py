@@ -1,0 +1,29 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) pep493.https contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""``forecast_plan``: what the policy role does with a verification_forecast result
+(``module_utils/forecast_plan.py`` holds the rule)."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible.errors import AnsibleFilterError
+from ansible_collections.pep493.https.plugins.module_utils import forecast_plan as rules
+from ansible_collections.pep493.https.plugins.module_utils import policy
+
+
+def forecast_plan(forecast, plan, on_break='fail', days=30, today=None):
+    """The policy plan with the forecast's automatic exceptions (``rules.plan_forecast``)."""
+    try:
+        day = policy.today() if today is None else policy.as_date(today, 'today')
+        if isinstance(days, str) and days.strip().isdigit():
+            days = int(days)
+        return rules.plan_forecast(forecast or {}, plan or {}, on_break, days, day)
+    except policy.PolicyError as exc:
+        raise AnsibleFilterError(str(exc))
+
+
+class FilterModule(object):
+    def filters(self):
+        return dict(forecast_plan=forecast_plan)

@@ -1,0 +1,424 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: (c) pep493.https contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r'''
+---
+module: verification_forecast
+short_description: Forecast which Python 2 services would break once they verify HTTPS certificates, and why (PEP 493)
+version_added: 0.1.0
+description:
+  - Answers, before verification is turned on, which running services will fail, against which endpoint,
+    for what reason. It reads and probes; it never changes anything.
+  - The services looked at are those of the host model (the same as M(pep493.https.verification_info)) one of
+    whose C(ExecStartPre=) or C(ExecStart=) commands runs Python 2 (directly, through C(env) or by its C(#!)
+    line), except those O(keep_unverified) names, unless O(all_python2=true).
+  - "Endpoints of a service: those declared in O(endpoints), and those observed: the outgoing TCP connections
+    of the processes of its cgroup (their socket inodes matched in C(/proc/<pid>/net/tcp) and C(tcp6)),
+    looked at once, or over O(observe_seconds). An observed endpoint is an IP address: its chain and dates are
+    checked, its host name is not (RV(services[].endpoints[].hostname_checked) is false)."
+  - Each endpoint is probed by a TLS handshake only (no application data) made by the service's own
+    interpreter, with the environment systemd gives the service (C(SSL_CERT_FILE), C(SSL_CERT_DIR) and the
+    rest) without C(PYTHONHTTPSVERIFY), using that interpreter's default verifying context
+    (C(ssl.create_default_context())) - so the answer is what the service itself will see once it verifies.
+    The peer certificate's subject, issuer, names and dates come from an unverified handshake made first.
+  - Bounded - one timeout per endpoint (O(timeout)), never retried, so an endpoint that does not answer costs
+    one timeout; one deadline for the host (O(budget)); at most O(max_endpoints) endpoints. Endpoints of one
+    interpreter and environment are probed by one process, several at a time; the processes run at once.
+  - Endpoints declared without O(endpoints[].services) are the host's own (cron jobs, scripts), probed by
+    O(interpreter) in a clean environment (C(PATH) and C(LC_ALL=C) only).
+author:
+  - pep493.https maintainers (!UNKNOWN)
+options:
+  endpoints:
+    description: Endpoints the services, or the host's own scripts, talk to.
+    type: list
+    elements: dict
+    default: []
+    suboptions:
+      endpoint:
+        description:
+          - C(host:port), C([IPv6 address]:port), or a host alone (port 443).
+        type: str
+        required: true
+      server_name:
+        description:
+          - The name the client asks for and checks the certificate against. Defaults to the host when it is a
+            name; for an IP address without it, the host name check is reported as not made.
+        type: str
+      services:
+        description: The services that talk to it (C(app) means C(app.service)); empty for the host's own scripts.
+        type: list
+        elements: str
+        default: []
+  services:
+    description: Only forecast these services (by default every Python 2 service).
+    type: list
+    elements: str
+  keep_unverified:
+    description:
+      - Services the policy keeps unverified (their exception stays). They are left out, unless O(all_python2).
+    type: list
+    elements: str
+    default: []
+  all_python2:
+    description:
+      - Also forecast the services in O(keep_unverified), with RV(services[].policy_verifies) false (to see
+        which exceptions could go).
+    type: bool
+    default: false
+  observe_seconds:
+    description:
+      - How long to watch the services' connections, to catch clients that connect now and then. V(0) looks once.
+    type: float
+    default: 0
+  timeout:
+    description: Seconds for each endpoint (connection and both handshakes).
+    type: float
+    default: 5
+  budget:
+    description:
+      - Seconds for all probes of the host. Endpoints without an answer by then are reported as V(timeout).
+    type: float
+    default: 60
+  max_endpoints:
+    description: At most this many endpoints are probed; the rest are reported with a null result and why.
+    type: int
+    default: 50
+  root:
+    description:
+      - A directory treated as C(/) for every file read (image builds, chroots, tests). Under O(root) nothing is run
+        and no process is looked at - the services that would be forecast are listed, their endpoints are not probed
+        (a null result and why) and every verdict is V(unknown).
+    type: path
+  interpreter:
+    description:
+      - The Python 2 that probes the host's own endpoints (those without O(endpoints[].services)). By default the
+        first of C(/usr/bin/python2.7), C(/usr/bin/python2), C(/usr/local/bin/python2.7), C(/usr/bin/python) that is a Python 2.
+    type: path
+extends_documentation_fragment:
+  - ansible.builtin.action_common_attributes
+attributes:
+  check_mode:
+    support: full
+    details: The module never changes anything; check mode returns the same forecast.
+  diff_mode:
+    support: none
+    details: Nothing changes, so there is nothing to show as a diff.
+  platform:
+    support: full
+    platforms: posix
+notes:
+  - The probe runs as the user running the module (root as a rule), not as the service's C(User=).
+  - A service is found through systemd (its processes, its main process's C(PYTHONHTTPSVERIFY)); without systemd
+    only declared endpoints are probed, and today's verification comes from the unit files.
+  - Python 2 older than 2.7.9 has no C(ssl.create_default_context); its endpoints get a null result and the reason.
+seealso:
+  - name: PEP 493
+    description: HTTPS verification migration tools for Python 2.7.
+    link: https://peps.python.org/pep-0493/
+  - module: pep493.https.verification_info
+  - module: pep493.https.service_verification
+'''
+
+EXAMPLES = r'''
+- name: Which services would break once verification is on
+  pep493.https.verification_forecast:
+    endpoints:
+      - endpoint: ambari.example.com:8440
+        services: [ambari-agent]
+      - endpoint: 10.0.4.7:636
+        server_name: ldap.example.com
+        services: [legacy-app]
+      - endpoint: repo.example.com  # a cron job of the host's own, port 443
+    observe_seconds: 5
+  register: forecast
+
+- name: Stop before enforcing when one would
+  ansible.builtin.assert:
+    that: forecast.summary.would_break == 0
+    fail_msg: "{{ forecast.summary.findings | join(' ') }}"
+
+- name: Which exceptions could go (the services they cover already pass verification)
+  pep493.https.verification_forecast:
+    keep_unverified: [ambari-agent]
+    all_python2: true
+    timeout: 3
+    budget: 30
+'''
+
+RETURN = r'''
+services:
+  description: One entry per Python 2 service forecast, sorted by unit name.
+  returned: always
+  type: list
+  elements: dict
+  contains:
+    service:
+      description: The unit.
+      type: str
+      sample: legacy-app.service
+    interpreter:
+      description: The Python 2 its commands run, which made the probes; null when none could be found (RV(services[].why)).
+      type: str
+      sample: /usr/bin/python2.7
+    python_version:
+      description: That interpreter's version, null when it did not answer.
+      type: str
+      sample: 2.7.18
+    verifies_today:
+      description:
+        - Whether its Python 2 verifies certificates today - from C(PYTHONHTTPSVERIFY) of its running main process
+          (of its unit files when it is not running), else the interpreter's default with the host's cfg file.
+        - Null when it cannot be told.
+      type: bool
+    policy_verifies:
+      description: False for a service in O(keep_unverified).
+      type: bool
+    exception:
+      description:
+        - The exception of M(pep493.https.service_verification) that applies to it (its drop-in), with its C(reason)
+          and C(expires) date; null when it has none.
+      type: dict
+      sample: {"reason": "forecast: would break on ambari.example.com:8440 (untrusted)", "expires": "2030-01-31"}
+    verdict:
+      description:
+        - V(would_break) - it runs unverified today and an endpoint fails verification.
+        - V(already_failing) - it verifies today and an endpoint fails verification.
+        - V(ok) - every endpoint was checked, and each passes verification or does not speak TLS.
+        - V(unknown) - no endpoint was seen or declared, an endpoint could not be checked, or it cannot be told
+          whether it verifies today. Never reported as V(ok).
+      type: str
+      sample: would_break
+    why:
+      description: The reason for the verdict, one sentence.
+      type: str
+    processes:
+      description: The PIDs of its cgroup, whose connections were observed.
+      type: list
+      elements: int
+    endpoints:
+      description: Its endpoints, declared first.
+      type: list
+      elements: dict
+      contains:
+        endpoint:
+          description: C(host:port).
+          type: str
+          sample: ambari.example.com:8440
+        host:
+          description: The host name or IP address connected to.
+          type: str
+        port:
+          description: The port.
+          type: int
+        server_name:
+          description: The name sent and checked, null for an IP address without one.
+          type: str
+        source:
+          description: V(declared) or V(observed).
+          type: str
+        hostname_checked:
+          description: Whether the host name was checked; false for an IP address without a server name.
+          type: bool
+        result:
+          description:
+            - V(ok), V(untrusted) (unknown CA, self-signed), V(expired) (also not yet valid), V(hostname_mismatch),
+              V(not_tls), V(unreachable) or V(timeout).
+            - Null when not probed (RV(services[].endpoints[].error) says why).
+          type: str
+          sample: untrusted
+        error:
+          description: What the handshake said, or why it was not made; null when V(ok).
+          type: str
+        peer:
+          description: The peer certificate (from the unverified handshake), null when there was none.
+          type: dict
+          contains:
+            subject:
+              description: Its subject, C(name=value) pairs.
+              type: str
+              sample: commonName=ambari.example.com
+            issuer:
+              description: Its issuer - the CA to trust when the result is V(untrusted).
+              type: str
+              sample: commonName=Example Private CA
+            sans:
+              description: Its subject alternative names.
+              type: list
+              elements: str
+              sample: ["DNS:ambari.example.com"]
+            not_before:
+              description: Start of validity, as OpenSSL prints it.
+              type: str
+            not_after:
+              description: End of validity, as OpenSSL prints it.
+              type: str
+              sample: Dec 31 23:59:59 2030 GMT
+    notes:
+      description: Environment variables left out of the probe, and other limits of the forecast.
+      type: list
+      elements: str
+host_wide:
+  description:
+    - The host's own endpoints (declared without services), as one entry with the fields of RV(services);
+      null when none was declared.
+  returned: always
+  type: dict
+summary:
+  description: Counts of verdicts (of services the policy makes verify, and the host's own scripts).
+  returned: always
+  type: dict
+  contains:
+    would_break:
+      description: How many would break.
+      type: int
+    ok:
+      description: How many are fine.
+      type: int
+    already_failing:
+      description: How many fail already.
+      type: int
+    unknown:
+      description: How many cannot be told.
+      type: int
+    probed_endpoints:
+      description: How many endpoints were probed.
+      type: int
+    findings:
+      description: One sentence per endpoint that breaks a service.
+      type: list
+      elements: str
+      sample: ["legacy-app.service: would break on 10.0.4.7:636 (untrusted); issuer commonName=Example Private CA"]
+systemd_running:
+  description: Whether systemd was asked (the services' processes observed).
+  returned: always
+  type: bool
+scan_errors:
+  description: Parts of the host that could not be read or asked.
+  returned: always
+  type: list
+  elements: str
+'''
+
+import os
+import time
+
+from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.pep493.https.plugins.module_utils import audit
+from ansible_collections.pep493.https.plugins.module_utils import dropin
+from ansible_collections.pep493.https.plugins.module_utils import endpoints as eps
+from ansible_collections.pep493.https.plugins.module_utils import forecast
+from ansible_collections.pep493.https.plugins.module_utils import hostfiles
+from ansible_collections.pep493.https.plugins.module_utils import hostmodel
+from ansible_collections.pep493.https.plugins.module_utils import runtime as runtimes
+
+HOST_INTERPRETERS = ('/usr/bin/python2.7', '/usr/bin/python2', '/usr/local/bin/python2.7', '/usr/bin/python')
+
+
+def argument_spec():
+    endpoint = dict(endpoint=dict(type='str', required=True), server_name=dict(type='str'),
+                    services=dict(type='list', elements='str', default=[]))
+    return dict(
+        endpoints=dict(type='list', elements='dict', options=endpoint, default=[]),
+        services=dict(type='list', elements='str'),
+        keep_unverified=dict(type='list', elements='str', default=[]),
+        all_python2=dict(type='bool', default=False),
+        observe_seconds=dict(type='float', default=0.0),
+        timeout=dict(type='float', default=5.0),
+        budget=dict(type='float', default=60.0),
+        max_endpoints=dict(type='int', default=50),
+        interpreter=dict(type='path'),
+        root=dict(type='path'),
+    )
+
+
+def validate(params):
+    """(declared endpoints, wanted units or None); raises ValueError naming the bad input."""
+    for name in ('timeout', 'budget'):
+        if not params[name] > 0:
+            raise ValueError('%s must be more than 0 seconds, not %s' % (name, params[name]))
+    if not 0 <= params['observe_seconds'] < params['budget']:
+        raise ValueError('observe_seconds must be from 0 to less than budget (%s), not %s'
+                         % (params['budget'], params['observe_seconds']))
+    if params['root'] and not os.path.isdir(params['root']):
+        raise ValueError('root %r is not a directory; give the folder that stands for / or leave root unset'
+                         % params['root'])
+    if params['max_endpoints'] < 1:
+        raise ValueError('max_endpoints must be 1 or more, not %s' % params['max_endpoints'])
+    names = [('services', n) for n in params['services'] or []]
+    names += [('keep_unverified', n) for n in params['keep_unverified']]
+    names += [('endpoints[%d].services' % i, n) for i, e in enumerate(params['endpoints']) for n in e['services']]
+    for where, name in names:
+        try:
+            dropin.validate_unit_name(name)
+        except dropin.UnitNameError as exc:
+            raise ValueError('%s: %s' % (where, exc))
+    try:
+        declared = forecast.validate_endpoints(params['endpoints'])
+    except eps.EndpointError as exc:
+        raise ValueError(str(exc))
+    wanted = None if params['services'] is None else set(forecast.unit(n) for n in params['services'])
+    return declared, wanted
+
+
+def host_interpreter(module):
+    if module.params['interpreter']:
+        return module.params['interpreter']
+    for path in HOST_INTERPRETERS:
+        real = os.path.realpath(path)
+        if os.path.isfile(real) and os.path.basename(real).startswith('python2'):
+            return path
+    return None
+
+
+def main():
+    module = AnsibleModule(argument_spec=argument_spec(), supports_check_mode=True)
+    params = module.params
+    try:
+        declared, wanted = validate(params)
+    except ValueError as exc:
+        module.fail_json(msg=str(exc))
+    started = time.time()
+    scan_errors = []
+    runtime = None
+    systemctl = module.get_bin_path('systemctl') if runtimes.systemd_running(params['root']) else None
+
+    def run(argv):
+        return module.run_command(argv, environ_update=runtimes.SYSTEMCTL_ENV)
+
+    if systemctl:
+        runtime = audit.ask_systemd(run, systemctl, module.get_bin_path('busctl'), scan_errors)
+    files = hostfiles.HostFiles(params['root'])
+    host = hostmodel.Host(files, runtime)
+    if runtime is not None and runtime.loaded:
+        audit.ask_main_pids(run, systemctl, host, scan_errors)
+    targets, host_target, warnings = forecast.build_targets(
+        host, declared, wanted, params['keep_unverified'], params['all_python2'],
+        None if params['root'] else host_interpreter(module), files.exists)
+    everything = targets + ([host_target] if host_target is not None else [])
+    if params['root']:
+        for target in everything:
+            target.interpreter, target.why = None, 'under root nothing is run'
+    else:
+        forecast.add_observed(targets, params['observe_seconds'])
+    # the budget is the host's: watching the connections spent part of it
+    left = max(params['budget'] - (time.time() - started), 0.1)
+    probed = forecast.probe_targets(everything, params['timeout'], left, params['max_endpoints'])
+    entries = [forecast.target_report(t) for t in targets]
+    host_entry = forecast.target_report(host_target) if host_target is not None else None
+    summary = forecast.summarize(entries + ([host_entry] if host_entry else []))
+    summary['probed_endpoints'] = probed
+    for warning in warnings:
+        module.warn(warning)
+    module.exit_json(changed=False, services=entries, host_wide=host_entry, summary=summary,
+                     systemd_running=runtime is not None, scan_errors=scan_errors + host.errors)
+
+
+if __name__ == '__main__':
+    main()
