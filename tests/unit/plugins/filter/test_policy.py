@@ -440,3 +440,19 @@ def test_merge_needs_reports_and_one_name_each():
         policy.fleet_report_merge([])
     with pytest.raises(AnsibleFilterError, match='source names'):
         policy.fleet_report_merge([slice_report('2026-06-10T08:00:00Z', a='compliant')], ['x', 'y'])
+
+
+def test_fleet_report_shows_a_hand_made_drop_in_from_a_real_audit_record(tmp_path):
+    """The audit's own record of a host model: a foreign override.conf, later covered by the
+    collection's drop-in (which sorts last and wins), stays in the report beside the exception."""
+    from ansible_collections.pep493.https.plugins.module_utils import dropin, hostfiles, hostmodel, records
+    from ansible_collections.pep493.https.tests.unit.tree import write
+    etc = '/etc/systemd/system'
+    write(tmp_path, '/usr/lib/systemd/system/legacy.service', b'[Service]\nExecStart=/usr/bin/python2.7 /srv/app\n')
+    write(tmp_path, etc + '/legacy.service.d/override.conf', b'[Service]\nEnvironment=PYTHONHTTPSVERIFY=0\n')
+    write(tmp_path, etc + '/legacy.service.d/zz-pep493-https.conf',
+          dropin.render_dropin(False, 'vendor CA', dropin.validate_expires('2026-12-31')))
+    services = records.scan_services(hostmodel.Host(hostfiles.HostFiles(str(tmp_path))), datetime.date(2026, 6, 15))
+    report = policy.fleet_report(['a'], {'a': status(info(services=services), 'compliant_with_exceptions')})
+    row = report['hosts'][0]['exceptions'][0]
+    assert (row['unit'], row['managed'], row['foreign']) == ('legacy.service', True, [etc + '/legacy.service.d/override.conf'])
