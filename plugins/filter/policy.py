@@ -92,7 +92,7 @@ def _host_entry(host, audit, day, warning_days):
                     managed=bool(service.get('managed')), reason=service.get('reason'),
                     expires=service.get('expires'), expired=bool(service.get('expired')),
                     effective=service.get('effective'), pending_restart=bool(service.get('pending_restart')),
-                    days_left=_days_left(service.get('expires'), day))
+                    days_left=_days_left(service.get('expires'), day), foreign=_foreign(service))
     rows = [row(s) for s in services]
     interpreters = [dict(path=i.get('path'), version=i.get('version'),
                          verifies_by_default=i.get('verifies_by_default'), reads_config=i.get('reads_config'),
@@ -109,7 +109,7 @@ def _host_entry(host, audit, day, warning_days):
         host_default=summary.get('host_default'),
         interpreters=interpreters,
         exceptions=[r for r in rows if r['value'] is not None and str(r['value']) == '0'],
-        expired=[r for r in rows if r['expired']],
+        expired=[r for r in rows if r['expired']] + _never_deployed(audit, rows, day),
         ineffective=[r for r in rows if r['effective'] is False and r['value'] is not None],
         pending_restart=[r['unit'] for r in rows if r['pending_restart']],
         findings=[str(f) for f in summary.get('findings') or []],
@@ -118,6 +118,37 @@ def _host_entry(host, audit, day, warning_days):
                            expiring=len([r for r in entry['exceptions'] if _expiring(r, warning_days)]),
                            pending_restart=len(entry['pending_restart']), ineffective=len(entry['ineffective']))
     return entry
+
+
+def _foreign(service):
+    """The files other than the collection's drop-in that set PYTHONHTTPSVERIFY for a service that
+    has one (a hand-made override still in place beside the policy exception); [] otherwise."""
+    ours = service.get('dropin')
+    if not service.get('managed') or not ours:
+        return []
+    found = list(service.get('mentioned_in') or [])
+    if service.get('source') and service.get('source') not in found:
+        found.append(service['source'])
+    return sorted(set(str(path) for path in found if path and path != ours))
+
+
+def _never_deployed(audit, rows, day):
+    """The expired exceptions of the host's inventory (the role's plan) that have no drop-in of the
+    collection on the host: they expired before they were deployed (or their drop-in is gone)."""
+    on_host = set(r['unit'] for r in rows if r['managed'])
+    found = []
+    for item in (audit.get('policy') or {}).get('expired') or []:
+        if not isinstance(item, Mapping) or not item.get('name'):
+            continue
+        unit = rules.unit_name(item['name'])
+        if unit in on_host:
+            continue
+        on_host.add(unit)
+        expires = str(item['expires']) if item.get('expires') else None
+        found.append(dict(unit=unit, value=None, source=None, managed=False, reason=item.get('reason'),
+                          expires=expires, expired=True, effective=None, pending_restart=False,
+                          days_left=_days_left(expires, day), foreign=[], deployed=False))
+    return found
 
 
 def _days_left(expires, day):

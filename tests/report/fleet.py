@@ -60,11 +60,21 @@ def host_status(rng, name, today):
                            reasons=["%s: the exception expired" % s["unit"] for s in services if s["expired"]])
         elif verdict["state"] == "compliant":
             verdict = dict(state="compliant_with_exceptions", compliant=True, reasons=[], warnings=[])
+    policy = dict(verify="enable")
+    if 0.70 <= roll < 0.73:
+        # an exception of the inventory that expired before it was ever deployed: in the plan only
+        policy["expired"] = [dict(name="retired-agent.service", verify=False, reason="vendor agent until its upgrade",
+                                  expires=(today - datetime.timedelta(days=40)).isoformat())]
+    elif 0.73 <= roll < 0.76 and services and services[0]["managed"]:
+        # a hand-made override later covered by a policy exception, still in place beside it
+        first = services[0]
+        first.update(dropin=first["source"], mentioned_in=sorted([first["source"], "/etc/systemd/system/%s.d/override.conf"
+                                                                  % first["unit"]]))
     info = dict(config=dict(path=CFG, verify=verify, valid=True), services=services,
                 interpreters=[dict(path="/usr/bin/python2.7", version="2.7.18", verifies_by_default=verify != "disable",
                                    reads_config=CFG, honours_env=True)],
                 summary=dict(host_default=verify != "disable", findings=findings))
-    return dict(info=info, policy=dict(verify="enable"), compliance=verdict)
+    return dict(info=info, policy=policy, compliance=verdict)
 
 
 def fleet(count, today, seed=493, part=None, also=None):

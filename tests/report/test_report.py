@@ -12,6 +12,7 @@ import html.parser
 import json
 import math
 import os
+import re
 import shutil
 import subprocess
 
@@ -415,3 +416,33 @@ def test_merge_of_three_slices_keeps_the_newest_result_per_host():
         for entry in report["hosts"]:
             seen.setdefault(entry["host"], set()).add(entry["state"])
     assert any(len(states) > 1 for states in seen.values())
+
+
+def table_rows(report_dir, section):
+    """The <tr> elements of one section of report.html, as their text (tags dropped)."""
+    with open(os.path.join(report_dir, "report.html")) as handle:
+        text = handle.read()
+    part = text.split('<section id="%s">' % section, 1)[1].split("</section>", 1)[0]
+    return [" ".join(html.unescape(re.sub(r"<[^>]+>", " ", row)).split())
+            for row in part.split("<tr>")[1:]]
+
+
+def test_never_deployed_and_hand_made_overrides_are_listed(report_dir):
+    report = load(report_dir)
+    never = [(h["host"], r) for h in report["hosts"] for r in h["expired"] if r.get("deployed") is False]
+    rows = table_rows(report_dir, "expired")
+    for host, r in never:
+        assert any(row.startswith("%s %s %s" % (host, r["unit"], r["expires"])) and r["reason"] in row
+                   and "expired before it was deployed" in row for row in rows), (host, r["unit"])
+    foreign = [(h["host"], r) for h in report["hosts"] for r in h["exceptions"] if r.get("foreign")]
+    rows = table_rows(report_dir, "exceptions")
+    for host, r in foreign:
+        assert any(row.startswith("%s %s" % (host, r["unit"])) and "pep493.https" in row
+                   and all(path in row for path in r["foreign"]) for row in rows), (host, r["unit"])
+
+
+def test_some_report_has_never_deployed_exceptions_and_hand_made_overrides():
+    """The generated fleet has both: the check above is not run on empty lists only."""
+    reports = [load(d) for d in report_dirs()]
+    assert any(r.get("deployed") is False for rep in reports for h in rep["hosts"] for r in h["expired"])
+    assert any(r.get("foreign") for rep in reports for h in rep["hosts"] for r in h["exceptions"])

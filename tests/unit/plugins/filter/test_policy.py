@@ -138,6 +138,56 @@ def test_fleet_report_days_left_and_expiring_soon():
     assert policy.fleet_report(['a'], audits, TODAY + 'T00:00:00Z', '0')['hosts'][0]['counts']['expiring'] == 1
 
 
+# --- what the audit alone does not show: inventory-only expired exceptions, hand-made overrides ----
+
+def test_fleet_report_lists_an_expired_exception_that_was_never_deployed():
+    expired = [dict(name='old-agent.service', verify=False, reason='vendor CA until the upgrade', expires='2026-03-01'),
+               dict(name='gone.service', verify=False, reason='retired box', expires='2026-06-14')]
+    deployed = svc('gone.service', expired=True, expires='2026-06-14', reason='retired box', dropin='/d/zz.conf')
+    audit = status(info(services=[deployed]), 'non_compliant')
+    audit['policy'] = dict(verify='enable', exceptions=[], expired=expired)
+    entry = policy.fleet_report(['a'], {'a': audit}, TODAY + 'T00:00:00Z')['hosts'][0]
+    rows = dict((r['unit'], r) for r in entry['expired'])
+    assert sorted(rows) == ['gone.service', 'old-agent.service']    # the deployed one once, not twice
+    never = rows['old-agent.service']
+    assert never['deployed'] is False and never['expired'] is True and never['managed'] is False
+    assert (never['expires'], never['reason'], never['days_left']) == ('2026-03-01', 'vendor CA until the upgrade', -106)
+    assert never['value'] is None and never['source'] is None
+    assert rows['gone.service'].get('deployed', True) is True
+    assert entry['counts']['expired'] == 2
+    # never deployed: not an exception in effect, nothing to restart, not ineffective
+    assert [r['unit'] for r in entry['exceptions']] == ['gone.service']
+    assert entry['ineffective'] == [] and entry['pending_restart'] == []
+
+
+def test_fleet_report_reads_an_expired_inventory_exception_by_its_canonical_name():
+    audit = status(info(services=[svc('old.service', expired=True, expires='2026-01-01')]), 'non_compliant')
+    audit['policy'] = dict(verify='enable', expired=[dict(name='old', expires='2026-01-01', reason='r')])
+    entry = policy.fleet_report(['a'], {'a': audit}, TODAY + 'T00:00:00Z')['hosts'][0]
+    assert [r['unit'] for r in entry['expired']] == ['old.service']
+
+
+def test_fleet_report_keeps_a_hand_made_override_beside_the_policy_exception():
+    covered = svc('legacy.service', reason='vendor agent', expires='2026-12-31', dropin='/etc/d/zz-pep493-https.conf',
+                  source='/etc/d/zz-pep493-https.conf', source_kind='dropin',
+                  mentioned_in=['/etc/d/override.conf', '/etc/d/zz-pep493-https.conf'])
+    # an EnvironmentFile= of its own wins over the collection's drop-in: the record names it as the source
+    beaten = svc('app.service', reason='pinned CA', expires='2026-12-31', dropin='/etc/a/zz-pep493-https.conf',
+                 source='/etc/default/app', source_kind='environment_file', overridden=True,
+                 mentioned_in=['/etc/a/zz-pep493-https.conf', '/etc/default/app'])
+    clean = svc('ok.service', reason='r', expires='2026-12-31', dropin='/etc/o/zz.conf', source='/etc/o/zz.conf',
+                mentioned_in=['/etc/o/zz.conf'])
+    rogue = svc('rogue.service', managed=False, source='/etc/r/override.conf', mentioned_in=['/etc/r/override.conf'])
+    audit = status(info(services=[covered, beaten, clean, rogue]), 'non_compliant')
+    rows = dict((r['unit'], r) for r in policy.fleet_report(['a'], {'a': audit})['hosts'][0]['exceptions'])
+    assert rows['legacy.service']['managed'] is True
+    assert rows['legacy.service']['foreign'] == ['/etc/d/override.conf']
+    assert rows['app.service']['managed'] is True and rows['app.service']['foreign'] == ['/etc/default/app']
+    assert rows['ok.service']['foreign'] == []
+    # not managed: the row's own source already names the file
+    assert rows['rogue.service']['foreign'] == [] and rows['rogue.service']['source'] == '/etc/r/override.conf'
+
+
 def test_fleet_report_days_left_count_from_the_report_day(monkeypatch):
     monkeypatch.setattr(rules, 'today', lambda now=None: datetime.date(2026, 7, 1))
     report = policy.fleet_report(['a'], {'a': with_exceptions('2026-07-15')})
@@ -390,3 +440,19 @@ def test_merge_needs_reports_and_one_name_each():
         policy.fleet_report_merge([])
     with pytest.raises(AnsibleFilterError, match='source names'):
         policy.fleet_report_merge([slice_report('2026-06-10T08:00:00Z', a='compliant')], ['x', 'y'])
+
+
+def test_fleet_report_shows_a_hand_made_drop_in_from_a_real_audit_record(tmp_path):
+    """The audit's own record of a host model: a foreign override.conf, later covered by the
+    collection's drop-in (which sorts last and wins), stays in the report beside the exception."""
+    from ansible_collections.pep493.https.plugins.module_utils import dropin, hostfiles, hostmodel, records
+    from ansible_collections.pep493.https.tests.unit.tree import write
+    etc = '/etc/systemd/system'
+    write(tmp_path, '/usr/lib/systemd/system/legacy.service', b'[Service]\nExecStart=/usr/bin/python2.7 /srv/app\n')
+    write(tmp_path, etc + '/legacy.service.d/override.conf', b'[Service]\nEnvironment=PYTHONHTTPSVERIFY=0\n')
+    write(tmp_path, etc + '/legacy.service.d/zz-pep493-https.conf',
+          dropin.render_dropin(False, 'vendor CA', dropin.validate_expires('2026-12-31')))
+    services = records.scan_services(hostmodel.Host(hostfiles.HostFiles(str(tmp_path))), datetime.date(2026, 6, 15))
+    report = policy.fleet_report(['a'], {'a': status(info(services=services), 'compliant_with_exceptions')})
+    row = report['hosts'][0]['exceptions'][0]
+    assert (row['unit'], row['managed'], row['foreign']) == ('legacy.service', True, [etc + '/legacy.service.d/override.conf'])
