@@ -100,7 +100,10 @@ class ParsedConfig(object):
     def as_dict(self):
         return {
             'valid': self.valid,
-            'errors': [{'line': n, 'kind': k, 'text': t} for n, k, t in self.errors],
+            # a junk file of any size gives a bounded report: the first ERRORS_LISTED lines, cut
+            'errors': [{'line': n, 'kind': k, 'text': t if len(t) <= QUOTE_LIMIT else t[:QUOTE_LIMIT] + '...'}
+                       for n, k, t in self.errors[:ERRORS_LISTED]],
+            'errors_total': len(self.errors),
             'value': self.value,
             'verify': self.verify,
             'https_sections': self.https_sections,

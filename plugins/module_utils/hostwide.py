@@ -52,7 +52,7 @@ def config_report(path, data, info=None, rpmnew=False, error=None, readers=None,
     """
     report = {
         'path': path, 'exists': data is not None or info is not None, 'owner': None, 'group': None,
-        'mode': None, 'verify': 'missing', 'value': None, 'valid': True, 'errors': [],
+        'mode': None, 'verify': 'missing', 'value': None, 'valid': True, 'errors': [], 'errors_total': 0,
         'duplicates': False, 'https_sections': 0, 'verify_keys': 0,
         'rpmnew': path + '.rpmnew' if rpmnew else None, 'error': error, 'readers': readers,
     }
@@ -65,7 +65,7 @@ def config_report(path, data, info=None, rpmnew=False, error=None, readers=None,
             report['verify'] = 'platform_default'
         return report
     parsed = cfg.parse_cfg(data).as_dict()
-    for key in ('valid', 'errors', 'duplicates', 'https_sections', 'verify_keys', 'value'):
+    for key in ('valid', 'errors', 'errors_total', 'duplicates', 'https_sections', 'verify_keys', 'value'):
         report[key] = parsed[key]
     report['verify'] = parsed['verify'] if parsed['valid'] else 'malformed'
     return report

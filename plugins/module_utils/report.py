@@ -87,9 +87,13 @@ def _config_findings(config):
     elif config['error']:
         found.append('%s could not be read (%s); RHEL 7 python then uses platform_default.' % (path, config['error']))
     if not config['valid']:
-        lines = ', '.join(str(e['line']) for e in config['errors'])
+        listed = config['errors']
+        lines = ('s ' if len(listed) > 1 else ' ') + ', '.join(str(e['line']) for e in listed)
+        more = config.get('errors_total', len(listed)) - len(listed)
+        if more > 0:
+            lines += ' and %d more' % more
         nobody = ' (no interpreter on this host reads it)' if config['readers'] == [] else ''
-        found.append('%s is malformed (line %s): "import ssl" raises for RHEL 7 Python 2 programs%s; repair it with '
+        found.append('%s is malformed (line%s): "import ssl" raises for RHEL 7 Python 2 programs%s; repair it with '
                      'pep493.https.cert_verification repair=true.' % (path, lines, nobody))
     elif config['verify'] == 'disable' and config['readers'] != []:
         found.append('%s says verify=disable: every Python 2 program that reads it skips certificate checks; '

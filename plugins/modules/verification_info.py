@@ -263,7 +263,9 @@ config:
       description: False when the file makes C(import ssl) raise on RHEL 7.
       type: bool
     errors:
-      description: What makes it malformed, one entry per offending line.
+      description:
+        - What makes it malformed, one entry per offending line, for the first 20 offending lines
+          (RV(config.errors_total) counts them all), so that a junk file of any size gives a small result.
       type: list
       elements: dict
       contains:
@@ -274,9 +276,13 @@ config:
           description: V(missing_section_header) (text before any section) or V(parsing_error) (a junk line).
           type: str
         text:
-          description: The line's text.
+          description: The line's text, cut after 80 characters (then followed by C(...)).
           type: str
       sample: [{"line": 1, "kind": "missing_section_header", "text": "verify=disable"}]
+    errors_total:
+      description: How many lines make it malformed (0 for a valid or missing file).
+      type: int
+      sample: 1
     duplicates:
       description: Whether there are several C([https]) sections or C(verify) keys (the last one wins).
       type: bool

@@ -109,3 +109,22 @@ def test_a_config_too_large_to_read_is_not_a_guess():
     findings = report.summarize(config, [], [], [], False)['findings']
     assert findings == ['/c.cfg could not be read in full (/c.cfg is too large); what RHEL 7 python makes of it '
                         'cannot be told.']
+
+
+def test_a_junk_config_is_reported_in_bounded_size():
+    """A cfg of many junk lines: the audit lists the first few offending lines, each cut short,
+    and counts the rest; its finding names those lines, not every one."""
+    junk = b'[https]\n' + (b'x' * 500 + b'\n') * 5000
+    config = hostwide.config_report('/c.cfg', junk, readers=['/usr/bin/python2.7'])
+    assert config['errors_total'] == 5000
+    assert len(config['errors']) == 20
+    assert all(len(error['text']) <= 83 for error in config['errors'])
+    assert config['errors'][0] == {'line': 2, 'kind': 'parsing_error', 'text': 'x' * 80 + '...'}
+    finding = report.summarize(config, [PY2], [], [], True)['findings'][0]
+    assert 'is malformed (lines 2, 3, 4, ' in finding and ', 21 and 4980 more)' in finding and len(finding) < 400
+
+
+def test_a_config_without_errors_counts_none():
+    config = hostwide.config_report('/c.cfg', b'[https]\nverify=enable\n', readers=[])
+    assert (config['errors'], config['errors_total']) == ([], 0)
+    assert hostwide.config_report('/c.cfg', None, readers=[])['errors_total'] == 0

@@ -162,7 +162,8 @@ def test_cfg_file_as_rhel7_reads_it(run_module, tmp_path, content, verify, lines
     assert [e['line'] for e in result['config']['errors']] == lines
     assert result['config']['valid'] is (not lines)
     if lines:
-        assert any('is malformed (line %d)' % lines[0] in f for f in result['summary']['findings'])
+        named = ('lines ' if len(lines) > 1 else 'line ') + ', '.join(str(n) for n in lines)
+        assert any('is malformed (%s)' % named in f for f in result['summary']['findings'])
 
 
 def test_unreadable_and_odd_files_are_reported_not_raised(run_module, tmp_path):
