@@ -433,7 +433,7 @@ def test_never_deployed_and_hand_made_overrides_are_listed(report_dir):
     rows = table_rows(report_dir, "expired")
     for host, r in never:
         assert any(row.startswith("%s %s %s" % (host, r["unit"], r["expires"])) and r["reason"] in row
-                   and "expired before it was deployed" in row for row in rows), (host, r["unit"])
+                   and "no drop-in on the host" in row for row in rows), (host, r["unit"])
     foreign = [(h["host"], r) for h in report["hosts"] for r in h["exceptions"] if r.get("foreign")]
     rows = table_rows(report_dir, "exceptions")
     for host, r in foreign:
