@@ -26,14 +26,19 @@ def make_certificates(folder):
     """{name: (cert, key)} in ``folder``: ca, self_signed, private (by the CA, for localhost and
     127.0.0.1), mismatch (by the CA, for wrong.example), expired (by the CA, for localhost)."""
     _openssl(folder, 'req', '-x509', *(EC + ['-keyout', 'ca.key', '-out', 'ca.pem', '-days', '30',
-                                             '-subj', '/CN=Forecast Test CA']))
+                                             '-subj', '/CN=Forecast Test CA',
+                                             # what Python 3.13's strict default verification asks of a CA
+                                             '-addext', 'basicConstraints=critical,CA:TRUE',
+                                             '-addext', 'keyUsage=critical,keyCertSign,cRLSign']))
     _openssl(folder, 'req', '-x509', *(EC + ['-keyout', 'self_signed.key', '-out', 'self_signed.pem', '-days', '30',
                                              '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost']))
     made = {'ca': ('ca.pem', 'ca.key'), 'self_signed': ('self_signed.pem', 'self_signed.key')}
     for name, san, days in (('private', 'DNS:localhost,IP:127.0.0.1', '30'), ('mismatch', 'DNS:wrong.example', '30'),
                             ('expired', 'DNS:localhost,IP:127.0.0.1', '-1')):
         with open(os.path.join(folder, name + '.ext'), 'w') as handle:
-            handle.write('subjectAltName=%s\n' % san)
+            handle.write('subjectAltName=%s\nbasicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\n'
+                         'extendedKeyUsage=serverAuth\nsubjectKeyIdentifier=hash\n'
+                         'authorityKeyIdentifier=keyid,issuer\n' % san)
         _openssl(folder, 'req', *(EC + ['-keyout', name + '.key', '-out', name + '.csr', '-subj', '/CN=' + name]))
         _openssl(folder, 'x509', '-req', '-in', name + '.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-set_serial',
                  str(len(made) + 1), '-out', name + '.pem', '-days', days, '-extfile', name + '.ext')
