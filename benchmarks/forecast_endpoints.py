@@ -15,7 +15,8 @@ around it), alternately (A B C A B C ...) for several rounds, the first dropped:
   every result must be ``untrusted``).
 
 Then the bounds, once each: one black-holed endpoint (it must cost one timeout, and its server
-must see exactly one connection: nothing retried), and BLACK black-holed endpoints with a budget
+must see exactly one connection: nothing retried), MANY endpoints of which the last one is a
+black hole (it must cost one timeout at most, beside the others' probes), and BLACK black-holed endpoints with a budget
 shorter than BLACK timeouts (it must cost at most the budget; every endpoint ``timeout``).
 Prints medians and ratios; figures, not assertions: it fails only when a result is not the
 expected one.
@@ -83,11 +84,13 @@ def endpoint_results(result):
 
 
 def checked_forecast(env, ports, timeout, budget, label, expected):
+    """One forecast run; ``expected``: one result for every endpoint, or a list of one per endpoint."""
     wall, cpu, result = module(env, 'verification_forecast', forecast_args(ports, timeout, budget), label)
     found = endpoint_results(result)
-    if found != [expected] * len(ports) or result['summary']['probed_endpoints'] != len(ports):
-        raise SystemExit('verification_forecast (%s): expected %d x %s, got %s (probed %s)'
-                         % (label, len(ports), expected, found, result['summary']['probed_endpoints']))
+    expected = expected if isinstance(expected, list) else [expected] * len(ports)
+    if found != expected or result['summary']['probed_endpoints'] != len(ports):
+        raise SystemExit('verification_forecast (%s): expected %s, got %s (probed %s)'
+                         % (label, expected, found, result['summary']['probed_endpoints']))
     return wall, cpu
 
 
@@ -133,6 +136,10 @@ def main():
                 runs[key].append((wall, cpu))
         one = checked_forecast(env, [holes[0].port], args.timeout, 60, 'one-black-hole', 'timeout')
         one_connections = holes[0].connections
+        mixed_ports = ports[:args.many - 1] + [holes[0].port]
+        mixed = checked_forecast(env, mixed_ports, args.timeout, 60, 'mixed',
+                                 ['untrusted'] * (len(mixed_ports) - 1) + ['timeout'])
+        mixed_connections = holes[0].connections - one_connections
         before = [h.connections for h in holes]
         black = checked_forecast(env, [h.port for h in holes[:args.black]], args.timeout, args.budget,
                                  'black-holes', 'timeout')
@@ -161,6 +168,8 @@ def main():
         '| --- | ---: | ---: | ---: | ---: | ---: | ---: |',
         '| one black hole | 1 | %g | 60 | %.3f | %d | %d |' % (
             args.timeout, one[0], one_connections, 1 if one_connections else 0),
+        '| TLS servers and one black hole | %d | %g | 60 | %.3f | %d | 1 |' % (
+            len(mixed_ports), args.timeout, mixed[0], mixed_connections),
         '| black holes only | %d | %g | %g | %.3f | %d | %d |' % (
             args.black, args.timeout, args.budget, black[0], max(black_connections),
             sum(1 for n in black_connections if n)),
