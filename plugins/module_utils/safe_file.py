@@ -123,7 +123,10 @@ def write_atomic(module, dest, content, check=None, mode=None):
         try:
             os.chmod(dest, mode)
         except OSError as exc:
-            raise SafeFileError('cannot set mode %04o on %s: %s' % (mode, dest, exc.strerror))
+            # Gone already: a run in parallel removed it after the rename (written, then removed,
+            # is an order the two runs may take); there is nothing left to set a mode on.
+            if exc.errno != errno.ENOENT:
+                raise SafeFileError('cannot set mode %04o on %s: %s' % (mode, dest, exc.strerror))
     _fsync_dir(folder)
 
 

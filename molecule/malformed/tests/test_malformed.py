@@ -33,7 +33,9 @@ def test_refused_with_clear_message(host):
     assert refused["failed"] is True
     msg = refused["msg"]
     assert lib.CFG in msg
-    assert "line 1" in msg and "line 5" in msg
+    # the message quotes the first offending line only; "errors" lists every one by number
+    assert "line 1: text before any [section] header" in msg and "'verify=disable'" in msg
+    assert "(and 1 more malformed line)" in msg
     assert "repair" in msg
     # a fail_json, not a crash (2.21 adds "exception: (traceback unavailable)" to every fail_json)
     assert "Traceback (most recent call last)" not in repr(refused)

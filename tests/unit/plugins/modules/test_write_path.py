@@ -242,3 +242,20 @@ def test_names_past_the_file_system_limit_are_refused_before_any_write(run_modul
                                                     services=[dict(name=longest, verify=False)]))
     assert os.path.basename(done['services'][0]['path']) == 'd' * 250 + '.conf'
     assert read(done['services'][0]['path']).endswith(b'Environment=PYTHONHTTPSVERIFY=0\n')
+
+
+def test_a_dropin_removed_right_after_its_rename_is_no_error(run_module, tmp_path, monkeypatch):
+    """A run with state=absent on the same unit may remove the new drop-in between the rename and
+    the mode this run then sets: that order (written, then removed) is a valid outcome, not a
+    failure."""
+    from ansible.module_utils.basic import AnsibleModule
+    real_move = AnsibleModule.atomic_move
+
+    def move_then_removed(self, src, dest, *args, **kwargs):
+        real_move(self, src, dest, *args, **kwargs)
+        if dest.endswith('.conf'):
+            os.remove(dest)
+    monkeypatch.setattr(AnsibleModule, 'atomic_move', move_then_removed)
+    result = run_module.ok(service_verification, dict(root=str(tmp_path), name='legacy-app', verify=False,
+                                                       reason='vendor CA', expires='2030-01-01', restart='never'))
+    assert result['changed']
