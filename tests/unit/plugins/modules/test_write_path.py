@@ -256,6 +256,7 @@ def test_a_dropin_removed_right_after_its_rename_is_no_error(run_module, tmp_pat
         if dest.endswith('.conf'):
             os.remove(dest)
     monkeypatch.setattr(AnsibleModule, 'atomic_move', move_then_removed)
-    result = run_module.ok(service_verification, dict(root=str(tmp_path), name='legacy-app', verify=False,
-                                                       reason='vendor CA', expires='2030-01-01', restart='never'))
+    args = dict(root=str(tmp_path), name='legacy-app', verify=False, reason='vendor CA', expires='2030-01-01',
+                restart='never')
+    result = run_module.ok(service_verification, args)
     assert result['changed']
