@@ -7,7 +7,8 @@ One process per (interpreter, environment): it reads the endpoints as JSON on it
 input, makes for each an unverified handshake (the peer certificate's subject, issuer, names
 and dates) and, when that works, a handshake with the interpreter's default verifying context
 (``ssl.create_default_context()``: the CA store of its OpenSSL, ``SSL_CERT_FILE`` and
-``SSL_CERT_DIR`` of its environment). No application data is sent. Nothing is retried: an
+``SSL_CERT_DIR`` of its environment), each context built once per process and shared by its
+endpoints. No application data is sent. Nothing is retried: an
 endpoint that does not answer costs one timeout. Every process started is ended by the
 deadline of the budget.
 """
@@ -72,6 +73,22 @@ def out_of_dates(peer):
     except Exception:
         return False
 
+contexts = {}
+contexts_lock = threading.Lock()
+
+def shared_context(kind):
+    # One context of each kind per process, built on first use: building a verifying context
+    # loads the whole CA store, the largest part of an endpoint's cost. Handshakes on one
+    # context may run in several threads at once.
+    with contexts_lock:
+        if kind not in contexts:
+            if kind == "unverified":
+                contexts[kind] = ssl._create_unverified_context()
+            else:
+                contexts[kind] = ssl.create_default_context()
+                contexts[kind].check_hostname = kind == "verify_name"
+        return contexts[kind]
+
 def connect(host, port, deadline):
     left = deadline - time.time()
     if left <= 0:
@@ -105,7 +122,7 @@ def probe(endpoint):
         result.update(result="unreachable", error=str(getattr(exc, "strerror", None) or exc))
         return result
     try:
-        der = handshake(ssl._create_unverified_context(), sock, name, deadline)
+        der = handshake(shared_context("unverified"), sock, name, deadline)
     except socket.timeout:
         return timed_out(result)
     except (ssl.SSLError, socket.error) as exc:
@@ -115,9 +132,7 @@ def probe(endpoint):
         return result
     peer = decode(der) if der else None
     result["peer"] = peer
-    context = ssl.create_default_context()
-    if not name:
-        context.check_hostname = False
+    context = shared_context("verify_name" if name else "verify")
     try:
         handshake(context, connect(host, port, deadline), name, deadline)
     except socket.timeout:

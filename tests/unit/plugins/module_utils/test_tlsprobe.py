@@ -79,6 +79,41 @@ def test_an_ip_endpoint_has_its_chain_checked_not_its_name(fixture):
     assert self_signed['result'] == 'untrusted'
 
 
+def test_one_process_mixes_named_and_unnamed_endpoints_without_mixing_their_checks(fixture):
+    certs, servers = fixture
+    answers = probe([endpoint(servers['mismatch']), endpoint(servers['mismatch'], None),
+                     endpoint(servers['private']), endpoint(servers['self_signed'], None),
+                     endpoint(servers['mismatch'])], trusting(certs))['results']
+    assert [found['result'] for found in answers] == [
+        'hostname_mismatch', 'ok', 'ok', 'untrusted', 'hostname_mismatch']
+
+
+def test_a_process_builds_each_kind_of_context_once(fixture, tmp_path):
+    # sitecustomize counts the contexts the probe builds; ten endpoints of both kinds need two
+    # verifying contexts (with and without the name check) and one unverified context
+    certs, servers = fixture
+    counts = tmp_path / 'counts'
+    (tmp_path / 'sitecustomize.py').write_text(u"""
+import atexit, ssl
+made = []
+def counted(real, kind):
+    def build(*args, **kwargs):
+        made.append(kind)
+        return real(*args, **kwargs)
+    return build
+ssl.create_default_context = counted(ssl.create_default_context, 'verify')
+ssl._create_unverified_context = counted(ssl._create_unverified_context, 'unverified')
+def write():
+    with open(%r, 'w') as out:
+        out.write(' '.join(sorted(made)))
+atexit.register(write)
+""" % str(counts))
+    endpoints = [endpoint(servers['private'], name) for name in ('localhost', None) * 5]
+    answers = probe(endpoints, dict(trusting(certs), PYTHONPATH=str(tmp_path)))['results']
+    assert [found['result'] for found in answers] == ['ok'] * 10
+    assert counts.read_text().split() == ['unverified', 'verify', 'verify']
+
+
 def test_expired_under_a_trusted_ca(fixture):
     certs, servers = fixture
     [found] = probe([endpoint(servers['expired'])], trusting(certs))['results']
