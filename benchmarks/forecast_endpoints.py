@@ -95,8 +95,8 @@ def checked_forecast(env, ports, timeout, budget, label, expected):
 
 
 def contexts_cost(count):
-    """Seconds Python 2 takes for ``count`` ssl.create_default_context() (the probe makes one per
-    endpoint: each loads the system's CA store)."""
+    """Seconds Python 2 takes for ``count`` ssl.create_default_context(): each loads the system's CA
+    store, what one context per endpoint would cost (the probe builds one of each kind per process)."""
     return float(subprocess.check_output([PYTHON2, '-c', 'import ssl, sys, time\nstart = time.time()\n'
                                           'for _i in range(%d): ssl.create_default_context()\n'
                                           'sys.stdout.write(str(time.time() - start))' % count]))
@@ -174,8 +174,8 @@ def main():
             args.black, args.timeout, args.budget, black[0], max(black_connections),
             sum(1 for n in black_connections if n)),
         '',
-        '%d against %d endpoints: %.2f x wall, %.2f x CPU (of which %d ssl.create_default_context() of '
-        'Python 2 alone: %.2f s); one black hole: %.2f s over its timeout; %d black holes: '
+        '%d against %d endpoints: %.2f x wall, %.2f x CPU (%d ssl.create_default_context() of Python 2, '
+        'one per endpoint, would take %.2f s alone; the probe builds one of each kind); one black hole: %.2f s over its timeout; %d black holes: '
         '%.2f s for a budget of %g s (%g s if each cost its timeout). %d rounds, alternating; each run a process '
         '(Python %s, ansible-core %s), probes by Python 2.7 at .cache/pybin; loopback servers; %s, %d CPUs; '
         'load %.1f before, %.1f after; %s UTC.' % (
