@@ -37,6 +37,8 @@ import sys
 import tempfile
 import time
 
+from tools.checkout_env import checkout_env
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 WORK = os.path.join(REPO, '.cache', 'bench-exceptions')
@@ -54,13 +56,10 @@ PLAY = '''- name: Apply the HTTPS verification policy with the role
 
 
 def shared_env():
-    """The environment of tools/env (ANSIBLE_HOME and the collections path inside the checkout)."""
-    out = subprocess.check_output(['bash', '-c', '. "$1" && env -0', '-', os.path.join(REPO, 'tools', 'env')])
-    env = dict(item.split('=', 1) for item in out.decode().split('\0') if '=' in item)
-    env.update(ANSIBLE_CALLBACK_PLUGINS=os.path.join(HERE, 'callback_plugins'), ANSIBLE_CALLBACKS_ENABLED='bench_timer',
-               ANSIBLE_NOCOLOR='1', ANSIBLE_RETRY_FILES_ENABLED='0', ANSIBLE_LOCALHOST_WARNING='0',
-               ANSIBLE_INVENTORY_UNPARSED_WARNING='0')
-    return env
+    """The environment of tools/env (ANSIBLE_HOME, its temp folder and the collections path inside the checkout)."""
+    return checkout_env(ANSIBLE_CALLBACK_PLUGINS=os.path.join(HERE, 'callback_plugins'),
+                        ANSIBLE_CALLBACKS_ENABLED='bench_timer', ANSIBLE_NOCOLOR='1', ANSIBLE_RETRY_FILES_ENABLED='0',
+                        ANSIBLE_LOCALHOST_WARNING='0', ANSIBLE_INVENTORY_UNPARSED_WARNING='0')
 
 
 def exceptions(count):

@@ -20,7 +20,11 @@ import subprocess
 import sys
 import time
 
+from tools.checkout_env import checkout_env
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# Chromium's profile, caches and dconf settings: inside the checkout, not the real home
+CHROMIUM_HOME = os.path.join(ROOT, ".cache", "chromium-home")
 PAGE = """<!DOCTYPE html><html><body><script>
 var started = performance.now(), out = {};
 var frame = document.createElement('iframe');
@@ -78,7 +82,7 @@ def main():
     parser.add_argument("--hosts", default="1000,10000")
     parser.add_argument("--out", default=os.path.join(ROOT, ".cache", "report-scale"))
     args = parser.parse_args()
-    env = dict(os.environ, ANSIBLE_NOCOLOR="1")
+    env = checkout_env(ANSIBLE_NOCOLOR="1")
     python, playbook = sys.executable, os.path.join(os.path.dirname(sys.executable), "ansible-playbook")
     today = datetime.datetime.now(datetime.timezone.utc)
     rows = []
