@@ -70,7 +70,9 @@ def open_in_chromium(folder):
     start = time.time()
     proc = subprocess.run([shutil.which("chromium") or "chromium-browser", "--headless", "--no-sandbox", "--disable-gpu",
                            "--no-first-run", "--disable-dev-shm-usage", "--allow-file-access-from-files",
-                           "--dump-dom", "file://" + page], capture_output=True, text=True, check=True, timeout=600)
+                           "--dump-dom", "file://" + page], capture_output=True, text=True, check=True, timeout=600,
+                          env=dict(os.environ, HOME=CHROMIUM_HOME, XDG_CACHE_HOME=os.path.join(CHROMIUM_HOME, ".cache"),
+                                   XDG_CONFIG_HOME=os.path.join(CHROMIUM_HOME, ".config")))
     wall = time.time() - start
     text = proc.stdout
     begin = text.index('<pre id="timing">') + len('<pre id="timing">')

@@ -25,6 +25,14 @@ PROBE = os.path.join(HERE, "probe.html")
 COUNT_COLUMNS = {"exceptions": 4, "expiring": 5, "expired": 6, "ineffective": 7, "pending_restart": 8}
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                   "--disable-component-update", "--no-first-run", "--disable-dev-shm-usage"]
+# Chromium keeps a profile, caches and dconf's settings under the home directory: give it one
+# inside the checkout, so that the test leaves the real home as it was.
+CHROMIUM_HOME = os.path.join(os.path.dirname(os.path.dirname(HERE)), ".cache", "chromium-home")
+
+
+def chromium_env():
+    return dict(os.environ, HOME=CHROMIUM_HOME, XDG_CACHE_HOME=os.path.join(CHROMIUM_HOME, ".cache"),
+                XDG_CONFIG_HOME=os.path.join(CHROMIUM_HOME, ".config"))
 
 
 def report_dirs():
@@ -138,7 +146,7 @@ class HostTable(html.parser.HTMLParser):
 def render(report_dir, *extra, fragment=""):
     page = "file://" + os.path.join(os.path.abspath(report_dir), "report.html") + fragment
     proc = subprocess.run([chromium()] + CHROMIUM_FLAGS + list(extra) + [page], capture_output=True,
-                          text=True, timeout=120, check=False)
+                          text=True, timeout=120, check=False, env=chromium_env())
     assert proc.returncode == 0, proc.stderr[-2000:]
     return proc.stdout
 
@@ -261,7 +269,7 @@ def probe(report_dir, fragment=""):
         handle.write(page)
     proc = subprocess.run([chromium()] + CHROMIUM_FLAGS + ["--allow-file-access-from-files", "--dump-dom",
                                                            "file://" + os.path.abspath(path)],
-                          capture_output=True, text=True, timeout=300, check=False)
+                          capture_output=True, text=True, timeout=300, check=False, env=chromium_env())
     assert proc.returncode == 0, proc.stderr[-2000:]
     start = proc.stdout.index('<pre id="probe">') + len('<pre id="probe">')
     return json.loads(html.unescape(proc.stdout[start:proc.stdout.index("</pre>", start)]))
