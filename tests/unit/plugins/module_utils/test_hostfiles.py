@@ -277,6 +277,11 @@ def test_a_walked_folder_takes_the_short_way_with_the_same_answers(tmp_path):
         assert files.entry('/etc/systemd/system', name) == fresh.entry('/etc/systemd/system', name)
     assert files.entry('/etc/systemd/system', 'fifo.service') == ('other', None)
     assert files.entry('/etc/systemd/system', 'c.service.d') == ('link', '/srv/c.d')
+    # a folder already listed resolves without a new walk, to where the walk leads
+    for folder in ('/etc/systemd/system/c.service.d', '/etc/systemd/system/d.service.d', '/etc/systemd/system'):
+        walked, walks = files.resolve(folder, file_path=False), HostFiles(str(tmp_path)).resolve(folder, file_path=False)
+        assert (walked.real, walked.host, walked.exists, walked.dangling) == (walks.real, walks.host, True, None)
+    assert files.resolve('/etc/systemd/system/c.service.d', file_path=False).host == '/srv/c.d'
 
 
 def test_dev_null_reads_empty_also_once_its_folder_is_walked(tmp_path):
