@@ -284,6 +284,28 @@ def test_a_walked_folder_takes_the_short_way_with_the_same_answers(tmp_path):
     assert files.resolve('/etc/systemd/system/c.service.d', file_path=False).host == '/srv/c.d'
 
 
+def test_folders_of_the_host_itself_list_alike_once_their_parent_is_listed(tmp_path):
+    # without root, a folder the parent's listing calls a folder is listed by its path; a link
+    # to a folder still leads to its target, and what changes after the parent's listing counts
+    base = str(tmp_path)
+    os.makedirs(os.path.join(base, 'units', 'a.service.d'))
+    os.makedirs(os.path.join(base, 'elsewhere', 'b.d'))
+    for folder, name in (('units/a.service.d', 'x.conf'), ('elsewhere/b.d', 'y.conf')):
+        with open(os.path.join(base, folder, name), 'w') as handle:
+            handle.write('[Service]\n')
+    os.symlink(os.path.join(base, 'elsewhere', 'b.d'), os.path.join(base, 'units', 'b.service.d'))
+    os.makedirs(os.path.join(base, 'units', 'gone.service.d'))
+    files = HostFiles()
+    assert files.listdir(base + '/units') == ['a.service.d', 'b.service.d', 'gone.service.d']
+    os.rmdir(os.path.join(base, 'units', 'gone.service.d'))
+    assert files.listdir(base + '/units/a.service.d') == ['x.conf']
+    assert files.listdir(base + '/units/b.service.d') == ['y.conf']
+    assert files.listdir(base + '/units/gone.service.d') is None
+    assert files.resolve(base + '/units/a.service.d', file_path=False).host == base + '/units/a.service.d'
+    assert files.resolve(base + '/units/b.service.d', file_path=False).host == base + '/elsewhere/b.d'
+    assert files.read(base + '/units/a.service.d/x.conf') == b'[Service]\n'
+
+
 def test_dev_null_reads_empty_also_once_its_folder_is_walked(tmp_path):
     # a unit masked by a link to /dev/null has /dev/null as its fragment: it reads as empty
     # (systemd's null_or_empty), whatever is at <root>/dev/null and however /dev was reached
