@@ -42,7 +42,8 @@ units: one `systemctl list-units` (every loaded service and its state) and one `
 manager's environment and search path) whatever their number, one pass over `/proc` (each
 process's environment, cgroup and parent: the main process of each service), and one read of
 each unit file, drop-in and environment file. What grows with the number of units is that
-reading and the model built from it (about 0.3 ms per reported unit on this machine).
+reading, the model built from it and ansible-core's handling of the larger result (0.25 - 0.3 ms
+of CPU per reported unit on this machine, about a quarter of it ansible-core's).
 '''
 
 TIMER = r'''

@@ -163,6 +163,8 @@ REFUSED_CLASSES = (
     ('noncharacter', ((0xFDD0, 0xFDEF), (0xFFFE, 0xFFFF))),
 )
 
+_NOT_PRINTABLE_ASCII = re.compile(u'[^\x20-\x7e]')     # text without such a character has none refused
+
 
 def refused_class(char):
     """The name of the class of REFUSED_CLASSES ``char`` is in, or None (accepted)."""
@@ -181,6 +183,8 @@ def escaped(text):
     what a file says is reported, never a terminal control sequence. None stays None."""
     if text is None:
         return None
+    if not _NOT_PRINTABLE_ASCII.search(text):
+        return text
     out = []
     for char in text:
         if refused_class(char) is None:

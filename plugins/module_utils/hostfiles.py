@@ -260,6 +260,15 @@ class HostFiles(HostPaths):
         if known is None or name in ('', '.', '..'):
             return None
         host = known.rstrip('/') + '/' + name
+        if not self.root and self._kinds.get(host) == 'dir':
+            # the parent's listing says it is a folder, no link; on the host itself (no root to
+            # stay inside) it is listed by its path, with half the system calls of an open folder
+            try:
+                names = sorted(self._names_in(host, host))
+            except OSError as exc:
+                return (None,) if exc.errno == errno.ENOENT else None
+            self._folders[path] = host
+            return (names,)
         try:
             fd = os.open(self.real(host), os.O_RDONLY | _NOFOLLOW | _DIRECTORY)
         except OSError as exc:

@@ -133,8 +133,8 @@ class HostPaths(object):
         stack = []
         links = 0
         cacheable = follow and folder_follow and '..' not in given
-        for cut in range(last, 0, -1) if cacheable else ():
-            # start from the longest folder of this path already walked
+        for cut in range(last + 1, 0, -1) if cacheable else ():
+            # start from the longest folder of this path already walked (the whole path: nothing left to walk)
             known = self._folders.get('/' + '/'.join(given[:cut]))
             if known is not None:
                 stack = [part for part in known.split('/') if part]

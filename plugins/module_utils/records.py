@@ -32,10 +32,11 @@ def select_services(host, wanted=None):
     loaded = host.runtime.loaded if host.runtime is not None else {}
     nominated = set(host.runtime.processes.units_with_variable()) if host.runtime and host.runtime.processes else set()
     chosen = {}
+    loaded_templates = set(systemd.template_of(other) for other in loaded)
     for name in host.candidates() + sorted(nominated):
         if not _wanted(name, wanted) or name in chosen:
             continue
-        if systemd.is_template(name) and any(systemd.template_of(other) == name for other in loaded):
+        if name in loaded_templates:
             continue
         if name not in nominated and not host.may_matter(name):
             continue

@@ -103,3 +103,23 @@ def test_dropin_reader_takes_any_bytes(data):
     assert set(parsed) == set(['verify', 'value', 'reason', 'expires'])
     assert parsed['verify'] is None if parsed['value'] is None else parsed['verify'] == (parsed['value'] != '0')
     assert parsed['expires'] is None or isinstance(parsed['expires'], (datetime.date, type(u'')))
+
+
+def _escaped_char_by_char(text):
+    out = []
+    for char in text:
+        if dropin.refused_class(char) is None:
+            out.append(char)
+        elif ord(char) < 0x100:
+            out.append('\\x%02x' % ord(char))
+        elif ord(char) < 0x10000:
+            out.append('\\u%04x' % ord(char))
+        else:
+            out.append('\\U%08x' % ord(char))
+    return ''.join(out)
+
+
+@FUZZ
+@given(st.one_of(st.text(max_size=40), st.text(alphabet=u' ~\x1f\x7f\x80\x9f\xa0\xadaz\u200b\u2028\ufeff', max_size=20)))
+def test_escaped_shows_every_refused_character_and_keeps_the_rest(text):
+    assert dropin.escaped(text) == _escaped_char_by_char(text)

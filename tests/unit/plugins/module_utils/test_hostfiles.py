@@ -277,6 +277,33 @@ def test_a_walked_folder_takes_the_short_way_with_the_same_answers(tmp_path):
         assert files.entry('/etc/systemd/system', name) == fresh.entry('/etc/systemd/system', name)
     assert files.entry('/etc/systemd/system', 'fifo.service') == ('other', None)
     assert files.entry('/etc/systemd/system', 'c.service.d') == ('link', '/srv/c.d')
+    # a folder already listed resolves without a new walk, to where the walk leads
+    for folder in ('/etc/systemd/system/c.service.d', '/etc/systemd/system/d.service.d', '/etc/systemd/system'):
+        walked, walks = files.resolve(folder, file_path=False), HostFiles(str(tmp_path)).resolve(folder, file_path=False)
+        assert (walked.real, walked.host, walked.exists, walked.dangling) == (walks.real, walks.host, True, None)
+    assert files.resolve('/etc/systemd/system/c.service.d', file_path=False).host == '/srv/c.d'
+
+
+def test_folders_of_the_host_itself_list_alike_once_their_parent_is_listed(tmp_path):
+    # without root, a folder the parent's listing calls a folder is listed by its path; a link
+    # to a folder still leads to its target, and what changes after the parent's listing counts
+    base = str(tmp_path)
+    os.makedirs(os.path.join(base, 'units', 'a.service.d'))
+    os.makedirs(os.path.join(base, 'elsewhere', 'b.d'))
+    for folder, name in (('units/a.service.d', 'x.conf'), ('elsewhere/b.d', 'y.conf')):
+        with open(os.path.join(base, folder, name), 'w') as handle:
+            handle.write('[Service]\n')
+    os.symlink(os.path.join(base, 'elsewhere', 'b.d'), os.path.join(base, 'units', 'b.service.d'))
+    os.makedirs(os.path.join(base, 'units', 'gone.service.d'))
+    files = HostFiles()
+    assert files.listdir(base + '/units') == ['a.service.d', 'b.service.d', 'gone.service.d']
+    os.rmdir(os.path.join(base, 'units', 'gone.service.d'))
+    assert files.listdir(base + '/units/a.service.d') == ['x.conf']
+    assert files.listdir(base + '/units/b.service.d') == ['y.conf']
+    assert files.listdir(base + '/units/gone.service.d') is None
+    assert files.resolve(base + '/units/a.service.d', file_path=False).host == base + '/units/a.service.d'
+    assert files.resolve(base + '/units/b.service.d', file_path=False).host == base + '/elsewhere/b.d'
+    assert files.read(base + '/units/a.service.d/x.conf') == b'[Service]\n'
 
 
 def test_dev_null_reads_empty_also_once_its_folder_is_walked(tmp_path):
