@@ -29,9 +29,10 @@ description:
     C(/etc/profile.d/*), systemd's C(DefaultEnvironment=) and the running manager's environment.
   - A summary with plain-English findings an operator should act on.
   - The service scan costs a constant number of processes whatever the number of units - one
-    C(systemctl show) for the manager's environment and one for every service that may matter
-    (its files mention the variable or name environment files, or one of its processes has the
-    variable) - plus one pass over the unit folders and one over C(/proc).
+    C(busctl) call for the manager's environment and search path (C(systemctl show) where there is
+    no C(busctl)), one C(systemctl list-units) for every loaded service and its state, and at most
+    one C(systemctl show) for the main process of the running services whose processes cannot be
+    told apart otherwise - plus one pass over the unit folders and one over C(/proc).
   - Nothing here fails because of what it finds. A missing systemd, no Python 2, a malformed cfg
     file, an unreadable process environment or a dangling drop-in folder are reported in the
     result.
@@ -490,7 +491,7 @@ global:
       description:
         - V(etc_environment) (C(/etc/environment), every PAM login session), V(profile_d)
           (C(/etc/profile.d/*), login shells), V(system_conf) (systemd C(DefaultEnvironment=) in
-          C(system.conf) or C(system.conf.d)), V(manager_environment) (the running manager, C(systemctl show-environment)).
+          C(system.conf) or C(system.conf.d)), V(manager_environment) (the running manager's own environment, its C(Environment) property).
       type: str
     path:
       description: The file, null for the manager's environment.
