@@ -316,7 +316,8 @@ def report(ns, steps, results, args, env, load, started):
                  '.cache/fleet-sim/; ansible-core %s, Python %s; %s, %d CPUs; load %.1f before, %.1f after; started '
                  '%s UTC. CPU: user + system of ansible-playbook and every descendant (the local connection runs the '
                  'modules as its children). Memory: the ansible-playbook process tree summed, sampled every %.1f s '
-                 'from /proc/PID/smaps_rollup.'
+                 'from /proc/PID/smaps_rollup. Hosts changed: the audit\'s one is the report it writes on the '
+                 'controller, counted under the host that runs those tasks once.'
                  % ('N = ' + ', '.join(str(n) for n in ns), args.forks, ansible_version(env), platform.python_version(),
                     platform.platform(), os.cpu_count() or 0, load['before'][0], load['after'][0],
                     started.strftime('%Y-%m-%d %H:%M'), args.sample))
