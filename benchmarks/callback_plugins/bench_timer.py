@@ -6,6 +6,8 @@
 Enabled by benchmarks/run only (ANSIBLE_CALLBACKS_ENABLED=bench_timer), the file is named by
 PEP493_BENCH_TIMES. A task's time runs from its start to the start of the next task (or the
 end of the play): with the linear strategy that is the time until every host has finished it.
+Each task also carries host_seconds, its time summed over the hosts (from the moment a worker
+starts it for a host to the moment its result for that host comes back), and hosts, how many.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -17,7 +19,8 @@ name: bench_timer
 type: aggregate
 short_description: Task wall times and per-host counts for benchmarks/run
 description:
-  - Writes a JSON object with the keys C(tasks) (name, action, seconds of each task), C(stats)
+  - Writes a JSON object with the keys C(tasks) (name, action, seconds of each task, and
+    host_seconds, its time summed over hosts), C(stats)
     (per host counts) and C(seconds) (the whole play) to the file named by C(PEP493_BENCH_TIMES).
 requirements:
   - enabled in ANSIBLE_CALLBACKS_ENABLED
@@ -40,17 +43,42 @@ class CallbackModule(CallbackBase):
         super(CallbackModule, self).__init__(*args, **kwargs)
         self._tasks = []
         self._current = None
+        self._host_started = {}
         self._started = time.time()
 
     def _close_current(self):
         if self._current is not None:
             self._current['seconds'] = round(time.time() - self._current.pop('_t0'), 4)
+            self._current['host_seconds'] = round(self._current['host_seconds'], 4)
             self._tasks.append(self._current)
             self._current = None
 
     def _open(self, task, handler):
         self._close_current()
-        self._current = {'name': task.get_name(), 'action': task.action, 'handler': handler, '_t0': time.time()}
+        self._current = {'name': task.get_name(), 'action': task.action, 'handler': handler, '_t0': time.time(),
+                         'host_seconds': 0.0, 'hosts': 0}
+        self._host_started = {}
+
+    def v2_runner_on_start(self, host, task):
+        self._host_started[host.get_name()] = time.time()
+
+    def _host_done(self, result):
+        started = self._host_started.pop(result._host.get_name(), None)
+        if started is not None and self._current is not None:
+            self._current['host_seconds'] += time.time() - started
+            self._current['hosts'] += 1
+
+    def v2_runner_on_ok(self, result):
+        self._host_done(result)
+
+    def v2_runner_on_failed(self, result, ignore_errors=False):
+        self._host_done(result)
+
+    def v2_runner_on_skipped(self, result):
+        self._host_done(result)
+
+    def v2_runner_on_unreachable(self, result):
+        self._host_done(result)
 
     def v2_playbook_on_task_start(self, task, is_conditional):
         self._open(task, False)
