@@ -162,19 +162,27 @@ def public(item, info=None):
 
 
 def insecure_warning(items):
-    """One warning for every verify=false exception of the call, each named with its expiry date
-    (and what it lacks); None when there is none."""
-    unverified = [item for item in items if item.request.state == 'present' and item.request.verify is False]
-    if not unverified:
-        return None
-    named = []
-    for item in unverified:
+    """One warning for every verify=false exception of the call, the services grouped by expiry
+    date (and by what they lack: a reason, a date); None when there is none."""
+    groups = []
+    named = {}
+    for item in items:
+        if item.request.state != 'present' or item.request.verify is not False:
+            continue
         expires = item.expires.isoformat() if hasattr(item.expires, 'isoformat') else item.expires
         notes = [] if item.reason else ['no reason given']
         notes.append('until %s' % expires if expires else 'no expiry date')
-        named.append('%s (%s)' % (item.name, ', '.join(notes)))
+        label = ', '.join(notes)
+        if label not in named:
+            named[label] = []
+            groups.append(label)
+        named[label].append(item.name)
+    if not groups:
+        return None
+    count = sum(len(names) for names in named.values())
     return ('PYTHONHTTPSVERIFY=0 turns HTTPS certificate verification off for the Python 2 code of %d service%s '
-            '(insecure): %s.' % (len(named), '' if len(named) == 1 else 's', ', '.join(named)))
+            '(insecure) - %s.' % (count, '' if count == 1 else 's',
+                                  '; '.join('%s: %s' % (label, ', '.join(named[label])) for label in groups)))
 
 
 def warnings(item, shown, info):

@@ -67,12 +67,12 @@ def test_create_writes_exact_content_modes_and_reports(run_module, tmp_path):
 
 def test_one_insecure_warning_names_every_unverified_service(run_module, tmp_path):
     services = [dict(name='a', verify=False, reason='vendor CA', expires=FUTURE), dict(name='b', verify=True),
-                dict(name='c', verify=False)]
+                dict(name='c', verify=False), dict(name='d', verify=False, reason='vendor CA', expires=FUTURE)]
     result = run_module.ok(service_verification, args(tmp_path, services=services, exclusive=True))
     insecure = [w for w in result['warnings'] if 'insecure' in w]
-    assert insecure == ['PYTHONHTTPSVERIFY=0 turns HTTPS certificate verification off for the Python 2 code of 2 '
-                        'services (insecure): a.service (until %s), c.service (no reason given, no expiry date).'
-                        % FUTURE]
+    assert insecure == ['PYTHONHTTPSVERIFY=0 turns HTTPS certificate verification off for the Python 2 code of 3 '
+                        'services (insecure) - until %s: a.service, d.service; no reason given, no expiry date: '
+                        'c.service.' % FUTURE]
 
 
 def test_a_removed_dropin_reports_what_it_said(run_module, tmp_path):
