@@ -12,7 +12,9 @@ The rules themselves (validation, the clock, the compliance verdict) are in
 * ``predicted_compliance``: the same, for the host as a plan will leave it (before any write);
 * ``fleet_report``: one report entry per host, with counts per compliance state;
 * ``fleet_report_merge``: one report from several (job slices, controllers, days);
-* ``batch_summary``: one line per host of an enforce or rollback batch.
+* ``batch_summary``: one line per host of an enforce or rollback batch;
+* ``applied_services``: what of a ``service_verification`` result the batch summary needs;
+* ``prediction_as_audit``: the prediction taken as the audit after a run that changed nothing.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -410,6 +412,57 @@ def batch_summary(batch, hostvars):
     return lines
 
 
+def applied_services(result):
+    """What the batch summary needs of a ``service_verification`` result (``pep493_https_applied``'s
+    ``services``): the drop-ins changed, by name and action, the reload and restarts, whatever the
+    number of unchanged ones (counted in ``unchanged``)."""
+    if not isinstance(result, Mapping):
+        return {}
+    kept = dict((key, result[key]) for key in ('changed', 'failed', 'skipped', 'msg', 'systemd_running', 'reloaded',
+                                               'restarted', 'pending_restart') if key in result)
+    if 'services' in result:
+        every = list(result.get('services') or [])
+        kept['services'] = [dict(name=item.get('name'), action=item.get('action')) for item in every
+                            if isinstance(item, Mapping) and item.get('action') != 'unchanged']
+        kept['unchanged'] = len(every) - len(kept['services'])
+        kept['removed'] = [dict(name=item.get('name'), action=item.get('action'))
+                           for item in result.get('removed') or [] if isinstance(item, Mapping)]
+    return kept
+
+
+def _ran_unchanged(result):
+    """A module result of a task that ran and changed nothing."""
+    return (isinstance(result, Mapping) and not result.get('failed') and not result.get('skipped')
+            and result.get('changed') is False)
+
+
+def prediction_as_audit(status, cfg=None, services=None, verify='enable'):
+    """The role's prediction (``pep493_https_status`` of the planned state) as the audit after the
+    change, when that audit would read the very state the prediction read: the cfg task and the
+    drop-in task both ran and changed nothing (the drop-in task may have been skipped by its own
+    condition: nothing to write), the prediction planned no change, and no interpreter that reads
+    the cfg file was given a value instead of being run (``platform_default``). Then the verdict is
+    the audit's own rule on the same result: ``predicted`` is dropped and ``prediction_reused`` is
+    true. Otherwise (something changed, failed, did not run, or check mode) ``status`` is returned as
+    it is and the role audits the host again."""
+    if not isinstance(status, Mapping) or not status.get('predicted') or status.get('check_mode'):
+        return status
+    info = status.get('info')
+    verdict = status.get('compliance')
+    if not isinstance(info, Mapping) or not isinstance(verdict, Mapping) or info.get('planned_changes'):
+        return status
+    skipped = isinstance(services, Mapping) and services.get('skipped') and not services.get('failed')
+    if not _ran_unchanged(cfg) or 'verify' not in cfg or not (_ran_unchanged(services) or skipped):
+        return status
+    readers = [i for i in info.get('interpreters') or [] if isinstance(i, Mapping) and i.get('reads_config')]
+    if readers and verify not in ('enable', 'disable'):
+        return status
+    audit = dict((key, value) for key, value in status.items() if key != 'predicted')
+    audit['compliance'] = dict((key, value) for key, value in verdict.items() if key != 'predicted')
+    audit['prediction_reused'] = True
+    return audit
+
+
 class FilterModule(object):
     def filters(self):
         return dict(
@@ -419,4 +472,6 @@ class FilterModule(object):
             fleet_report=fleet_report,
             fleet_report_merge=fleet_report_merge,
             batch_summary=batch_summary,
+            applied_services=applied_services,
+            prediction_as_audit=prediction_as_audit,
         )

@@ -147,33 +147,55 @@ def file_diff(item, euid):
 
 
 def public(item, info=None):
-    """The RETURN entry of one DropinPlan."""
+    """The RETURN entry of one DropinPlan: what was done and what it does, not the request echoed
+    back; the reason and expiry date only of a drop-in removed (read back from it)."""
     expires = item.expires
     present = item.request.state == 'present'
     result = dict(name=item.name, path=item.path, state=item.request.state,
-                  verify=item.request.verify if present else None, reason=item.reason,
-                  expires=expires.isoformat() if hasattr(expires, 'isoformat') else expires,
+                  verify=item.request.verify if present else None,
                   expired=present and dropin.is_expired(expires, policy.today()), action=item.action)
+    if not present:
+        result.update(reason=item.reason, expires=expires.isoformat() if hasattr(expires, 'isoformat') else expires)
     if info is not None:
-        result.update(unit_known=info.unit_known, effective=info.effective, effect=info.effect,
-                      exec_start=info.exec_start)
+        result.update(unit_known=info.unit_known, effective=info.effective, effect=info.effect)
     return result
 
 
+def insecure_warning(items):
+    """One warning for every verify=false exception of the call, the services grouped by expiry
+    date (and by what they lack: a reason, a date); None when there is none."""
+    groups = []
+    named = {}
+    for item in items:
+        if item.request.state != 'present' or item.request.verify is not False:
+            continue
+        expires = item.expires.isoformat() if hasattr(item.expires, 'isoformat') else item.expires
+        notes = [] if item.reason else ['no reason given']
+        notes.append('until %s' % expires if expires else 'no expiry date')
+        label = ', '.join(notes)
+        if label not in named:
+            named[label] = []
+            groups.append(label)
+        named[label].append(item.name)
+    if not groups:
+        return None
+    count = sum(len(names) for names in named.values())
+    return ('PYTHONHTTPSVERIFY=0 turns HTTPS certificate verification off for the Python 2 code of %d service%s '
+            '(insecure) - %s.' % (count, '' if count == 1 else 's',
+                                  '; '.join('%s: %s' % (label, ', '.join(named[label])) for label in groups)))
+
+
 def warnings(item, shown, info):
-    """The warnings one exception deserves (insecure, expired, no effect, overridden)."""
+    """The warnings one exception deserves (expired, no effect, overridden); the insecure ones
+    are one warning for the whole call (``insecure_warning``)."""
     if item.request.state != 'present':
         return []
     name = item.name
     found = []
-    if item.request.verify is False:
-        found.append('%s: PYTHONHTTPSVERIFY=0 turns HTTPS certificate verification off for the Python 2 code of '
-                     'this service (insecure)%s%s.'
-                     % (name, '; reason: %s' % item.reason if item.reason else '; no reason given',
-                        '; expires %s' % shown['expires'] if item.expires else '; no expiry date'))
     if shown['expired']:
         found.append('%s: the exception expired on %s (reason: %s); renew it with a later expires or remove it '
-                     '(state=absent).' % (name, shown['expires'], item.reason or 'none given'))
+                     '(state=absent).' % (name, item.expires.isoformat() if hasattr(item.expires, 'isoformat')
+                                          else item.expires, item.reason or 'none given'))
     if info is None:
         return found
     commands = ' ; '.join(' '.join(argv) for argv in info.exec_start)

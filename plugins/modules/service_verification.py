@@ -47,7 +47,8 @@ description:
     (a later drop-in, an C(EnvironmentFile=), C(UnsetEnvironment=)) decides the value, it warns too.
   - When systemd runs, one C(systemctl list-units) tells which units are loaded and running, whatever
     their number.
-  - It warns on every O(verify=false) (insecure) and on every exception already past its O(expires) date.
+  - It warns once for all the O(verify=false) (insecure) exceptions of a call, naming each service with its
+    expiry date, and on every exception already past its O(expires) date.
 author:
   - pep493.https maintainers (!UNKNOWN)
 options:
@@ -256,13 +257,18 @@ services:
       description: The value in effect in the drop-in after the run; null when there is no drop-in.
       type: bool
     reason:
-      description: The reason written (or read back, for an unchanged or removed drop-in).
+      description:
+        - The reason the removed drop-in carried, read back from it.
+        - The reason and expiry date of a drop-in put in place are the caller's own input and are not returned; the
+          drop-in holds them, and M(pep493.https.verification_info) reads them back.
       type: str
+      returned: for V(absent) services and in RV(removed)
     expires:
-      description: The expiry date, C(YYYY-MM-DD).
+      description: The expiry date the removed drop-in carried, C(YYYY-MM-DD).
       type: str
+      returned: for V(absent) services and in RV(removed)
     expired:
-      description: Whether O(expires) is in the past.
+      description: Whether the exception's O(expires) is in the past (the date is named in a warning).
       type: bool
     action:
       description: V(created), V(updated), V(removed) or V(unchanged) (in check mode, what would be done).
@@ -286,10 +292,6 @@ services:
           V(env-unset), V(env-override), V(masked), V(cannot-start), V(not-loaded), V(no-command) or V(unknown).
       type: str
       sample: python2
-    exec_start:
-      description: The C(ExecStartPre=) and C(ExecStart=) commands looked at, in order, as argument lists.
-      type: list
-      elements: list
 removed:
   description: The drop-ins of ours removed by O(exclusive) (same keys as RV(services)).
   returned: always
@@ -412,6 +414,9 @@ def main():
     result = dict(changed=bool(changes), systemd_running=running, reloaded=False, restarted=[], pending_restart=[],
                   services=[service_changes.public(item, described.get(item.name)) for item in plans],
                   removed=[service_changes.public(item, described.get(item.name)) for item in removals])
+    insecure = service_changes.insecure_warning(plans)
+    if insecure:
+        module.warn(insecure)
     for item, shown in zip(everything, result['services'] + result['removed']):
         for warning in service_changes.warnings(item, shown, described.get(item.name)):
             module.warn(warning)

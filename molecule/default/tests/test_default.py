@@ -140,6 +140,16 @@ def test_policy_reports_compliance(host):
         assert status["compliance"]["compliant"] is True, status["compliance"]
 
 
+def test_the_prediction_is_the_audit_only_after_a_run_that_changed_nothing(host):
+    first, last = lib.results(host, which="first")["status"], lib.results(host, which="last")["status"]
+    # the first run wrote the cfg file and the drop-in: audited again, from the host
+    assert "prediction_reused" not in first and first["info"]["planned"] is False
+    # the idempotence run changed nothing: the audit of the planned state is the audit
+    assert last["prediction_reused"] is True and "predicted" not in last["compliance"]
+    assert last["info"]["planned"] is True and last["info"]["planned_changes"] == []
+    assert last["compliance"]["state"] == first["compliance"]["state"]
+
+
 # --- the service exception -----------------------------------------------------------------
 
 REASON = "fixture client of the self-signed test server"

@@ -14,12 +14,20 @@ import re
 import pytest
 import yaml
 
+from ansible_collections.pep493.https.plugins.module_utils import policy as rules
+
 ROLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', '..', 'roles', 'policy')
 ENTRY_POINTS = ('main', 'audit', 'rollback')
 TAGS = set(['pep493_https_file', 'pep493_https_services', 'pep493_https_audit'])
 # Facts the role sets for the playbooks: outputs, not options.
 OUTPUTS = set(['pep493_https_applied', 'pep493_https_status', 'pep493_https_forecast_result'])
 NAME = re.compile(r'\bpep493_https_[a-z0-9_]+')
+# The keys of an exception (type, default as the README shows it): those the plan accepts.
+EXCEPTION_KEYS = dict(name=('str', 'required'), verify=('bool', '`false`'), reason=('str', '-'), expires=('str', '-'))
+
+
+def test_the_exception_keys_are_those_the_plan_accepts():
+    assert sorted(EXCEPTION_KEYS) == sorted(rules.EXCEPTION_KEYS)
 
 
 def load(*parts):
@@ -50,7 +58,7 @@ def task_inputs(entry):
         if isinstance(node, dict):
             for key, value in node.items():
                 if key in ('ansible.builtin.import_tasks', 'ansible.builtin.include_tasks'):
-                    pending.append(value)
+                    pending.append(value['file'] if isinstance(value, dict) else value)
                 if key == 'ansible.builtin.set_fact':
                     written.update(name for name in value if NAME.match(name))
                 if key not in ('name', 'tags'):
@@ -132,14 +140,15 @@ def test_readme_documents_every_option_with_its_type_default_and_entry_points():
         assert default == shown(option.get('default')), (name, default)
         wanted = [entry for entry in ENTRY_POINTS if name in spec_options(entry)]
         assert [entry.strip('` ') for entry in entries.split(',')] == wanted, (name, entries)
-    for name, option in options['pep493_https_exceptions']['options'].items():
-        kind, default, dummy = rows[name]
-        assert kind == option['type'], name
-        assert default == ('required' if option.get('required') else shown(option['default']) if 'default' in option
-                           else '-'), name
+    # the keys of an exception: those the plan accepts, described in the option's description too
+    described = ' '.join(options['pep493_https_exceptions']['description'])
+    for name, (kind, default) in EXCEPTION_KEYS.items():
+        assert rows[name][:2] == (kind, default), name
+        assert 'C(%s) (%s%s)' % (name, kind, ', required' if default == 'required' else
+                                 ', default C(%s)' % default.strip('`') if default != '-' else '') in described, name
 
 
 def test_readme_documents_nothing_that_does_not_exist():
     rows, options = readme_rows(), all_options()
-    known = set(options) | set(options['pep493_https_exceptions']['options'])
+    known = set(options) | set(EXCEPTION_KEYS)
     assert set(rows) - known - TAGS - set(ENTRY_POINTS) - OUTPUTS == set()

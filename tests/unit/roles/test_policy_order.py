@@ -22,17 +22,26 @@ def load(name):
         return yaml.safe_load(handle)
 
 
+def tasks_file(task):
+    """The file a task imports or includes, or None."""
+    for key in ('ansible.builtin.import_tasks', 'ansible.builtin.include_tasks'):
+        if key in task:
+            return task[key]['file'] if isinstance(task[key], dict) else task[key]
+    return None
+
+
 def run_order(name, inside_always=False):
-    """(task name, module or None, in an always: section) in the order the tasks run, imports expanded."""
+    """(task name, module or None, in an always: section) in the order the tasks run, imports and
+    includes expanded."""
     order = []
     for task in load(name):
-        if 'ansible.builtin.import_tasks' in task:
-            order.extend(run_order(task['ansible.builtin.import_tasks'], inside_always))
+        if tasks_file(task):
+            order.extend(run_order(tasks_file(task), inside_always))
         elif 'block' in task:
             for section in ('block', 'rescue', 'always'):
                 for inner in task.get(section) or []:
-                    if 'ansible.builtin.import_tasks' in inner:
-                        order.extend(run_order(inner['ansible.builtin.import_tasks'], section == 'always'))
+                    if tasks_file(inner):
+                        order.extend(run_order(tasks_file(inner), section == 'always'))
                     else:
                         order.append((inner['name'], module_of(inner), section == 'always'))
         else:

@@ -221,7 +221,7 @@ def test_fleet_report_sorts_hosts_worst_first():
 def test_filters_are_registered():
     names = set(policy.FilterModule().filters())
     assert names == set(['policy_plan', 'compliance', 'predicted_compliance', 'fleet_report', 'fleet_report_merge',
-                         'batch_summary'])
+                         'batch_summary', 'applied_services', 'prediction_as_audit'])
 
 
 def test_predicted_compliance_is_the_rule_of_module_utils():
@@ -456,3 +456,73 @@ def test_fleet_report_shows_a_hand_made_drop_in_from_a_real_audit_record(tmp_pat
     report = policy.fleet_report(['a'], {'a': status(info(services=services), 'compliant_with_exceptions')})
     row = report['hosts'][0]['exceptions'][0]
     assert (row['unit'], row['managed'], row['foreign']) == ('legacy.service', True, [etc + '/legacy.service.d/override.conf'])
+
+
+def full_svc_result(actions):
+    return dict(changed=any(a != 'unchanged' for n, a in actions), systemd_running=False, reloaded=False,
+                restarted=[], pending_restart=[], msg='m', warnings=['w'],
+                services=[dict(name=n, action=a, path='/etc/systemd/system/%s.d/zz.conf' % n, state='present',
+                               verify=False, expired=False, unit_known=True, effective=True, effect='python2')
+                          for n, a in actions],
+                removed=[dict(name='old.service', action='removed', reason='r', expires=TODAY)])
+
+
+def test_applied_services_keeps_only_the_changes_and_the_summary_says_the_same():
+    full = full_svc_result([('a.service', 'created'), ('b.service', 'unchanged'), ('c.service', 'updated')])
+    kept = policy.applied_services(full)
+    assert kept == dict(changed=True, msg='m', systemd_running=False, reloaded=False, restarted=[], pending_restart=[],
+                        services=[dict(name='a.service', action='created'), dict(name='c.service', action='updated')],
+                        unchanged=1, removed=[dict(name='old.service', action='removed')])
+    line = policy.host_summary('h', {'pep493_https_applied': applied(cfg_result(), kept),
+                                     'pep493_https_status': compliant()})
+    assert line == policy.host_summary('h', {'pep493_https_applied': applied(cfg_result(), full),
+                                             'pep493_https_status': compliant()})
+    assert policy.applied_services({'skipped': True, 'changed': False}) == dict(skipped=True, changed=False)
+    assert policy.applied_services(None) == {}
+
+
+def predicted_status(verify='enable', planned_changes=(), readers=False):
+    interpreters = [dict(path='/usr/bin/python2', reads_config=readers, verifies_by_default=None)]
+    return dict(policy=dict(verify=verify), check_mode=False, predicted=True,
+                info=dict(info(), planned=True, planned_changes=list(planned_changes), interpreters=interpreters),
+                compliance=dict(state='compliant', compliant=True, reasons=[], warnings=[], predicted=True))
+
+
+UNCHANGED_CFG = cfg_result(previous='enable', changed=False)
+
+
+def test_prediction_as_audit_when_nothing_changed():
+    status = predicted_status()
+    audit = policy.prediction_as_audit(status, UNCHANGED_CFG, full_svc_result([('a.service', 'unchanged')]))
+    assert audit['prediction_reused'] is True and 'predicted' not in audit and 'predicted' not in audit['compliance']
+    assert audit['info'] == status['info'] and audit['compliance']['state'] == 'compliant'
+    assert policy.host_summary('h', {'pep493_https_applied': applied(UNCHANGED_CFG, svc_result()),
+                                     'pep493_https_status': audit}) == 'h: compliant; cfg enable (unchanged); ' \
+                                                                       'drop-ins unchanged'
+    # nothing to write: the drop-in task skipped by its own condition
+    skipped = dict(skipped=True, changed=False)
+    assert policy.prediction_as_audit(status, UNCHANGED_CFG, skipped)['prediction_reused'] is True
+
+
+@pytest.mark.parametrize('cfg, services, status, verify', [
+    (cfg_result(), full_svc_result([('a.service', 'unchanged')]), predicted_status(), 'enable'),
+    (UNCHANGED_CFG, full_svc_result([('a.service', 'created')]), predicted_status(), 'enable'),
+    (None, full_svc_result([('a.service', 'unchanged')]), predicted_status(), 'enable'),   # not run (tags)
+    (UNCHANGED_CFG, None, predicted_status(), 'enable'),
+    (dict(UNCHANGED_CFG, failed=True), full_svc_result([]), predicted_status(), 'enable'),
+    (UNCHANGED_CFG, dict(full_svc_result([]), failed=True), predicted_status(), 'enable'),
+    (UNCHANGED_CFG, dict(skipped=True, changed=False, failed=True), predicted_status(), 'enable'),
+    (UNCHANGED_CFG, full_svc_result([]), predicted_status(planned_changes=[dict(path='/x', action='created')]),
+     'enable'),
+    (UNCHANGED_CFG, full_svc_result([]), predicted_status(verify='platform_default', readers=True),
+     'platform_default'),
+    (UNCHANGED_CFG, full_svc_result([]), dict(predicted_status(), check_mode=True), 'enable'),
+])
+def test_prediction_is_not_the_audit_where_the_two_could_differ(cfg, services, status, verify):
+    assert policy.prediction_as_audit(status, cfg, services, verify) is status
+
+
+def test_prediction_as_audit_leaves_an_audit_alone():
+    audit = dict(predicted_status(), predicted=False)
+    assert policy.prediction_as_audit(audit, UNCHANGED_CFG, full_svc_result([])) is audit
+    assert policy.prediction_as_audit(None, UNCHANGED_CFG, full_svc_result([])) is None

@@ -57,12 +57,30 @@ def test_create_writes_exact_content_modes_and_reports(run_module, tmp_path):
     [unit] = result['services']
     assert unit['name'] == 'legacy-app.service' and unit['path'] == path
     assert unit['action'] == 'created' and unit['verify'] is False
-    assert unit['reason'] == 'self-signed vendor server' and unit['expires'] == FUTURE
+    assert 'reason' not in unit and 'expires' not in unit and 'exec_start' not in unit  # the request is not echoed
     assert unit['expired'] is False and unit['unit_known'] is False and unit['effective'] is None
     assert result['systemd_running'] is False and result['reloaded'] is False
     assert result['restarted'] == [] and result['pending_restart'] == [] and result['removed'] == []
     assert 'systemd is not running here (root is set)' in result['msg']
     assert any('insecure' in w and 'legacy-app.service' in w for w in result['warnings'])
+
+
+def test_one_insecure_warning_names_every_unverified_service(run_module, tmp_path):
+    services = [dict(name='a', verify=False, reason='vendor CA', expires=FUTURE), dict(name='b', verify=True),
+                dict(name='c', verify=False), dict(name='d', verify=False, reason='vendor CA', expires=FUTURE)]
+    result = run_module.ok(service_verification, args(tmp_path, services=services, exclusive=True))
+    insecure = [w for w in result['warnings'] if 'insecure' in w]
+    assert insecure == ['PYTHONHTTPSVERIFY=0 turns HTTPS certificate verification off for the Python 2 code of 3 '
+                        'services (insecure) - until %s: a.service, d.service; no reason given, no expiry date: '
+                        'c.service.' % FUTURE]
+
+
+def test_a_removed_dropin_reports_what_it_said(run_module, tmp_path):
+    run_module.ok(service_verification, args(tmp_path, name='old', verify=False, reason='gone soon', expires=FUTURE))
+    result = run_module.ok(service_verification, args(tmp_path, services=[], exclusive=True))
+    [gone] = result['removed']
+    assert gone['name'] == 'old.service' and gone['action'] == 'removed'
+    assert gone['reason'] == 'gone soon' and gone['expires'] == FUTURE
 
 
 def test_second_run_is_unchanged_to_the_byte(run_module, tmp_path):
@@ -399,8 +417,7 @@ def test_live_python3_from_the_unit_file(run_module, tmp_path, live):
     live({'py3.service': ('loaded', 'inactive')}, exec_start=PY3_UNIT)
     result = run_module.ok(service_verification, live_args(tmp_path, name='py3', verify=False))
     assert result['services'][0]['effective'] is False and result['services'][0]['effect'] == 'python3'
-    assert result['services'][0]['exec_start'] == [['/usr/bin/python3', '/srv/a']]
-    assert any('no effect on Python 3' in w for w in result['warnings'])
+    assert any('no effect on Python 3' in w and 'ExecStart=/usr/bin/python3 /srv/a' in w for w in result['warnings'])
 
 
 def test_live_overridden_value_is_warned(run_module, tmp_path, live):
