@@ -412,10 +412,53 @@ def batch_summary(batch, hostvars):
     return lines
 
 
-def applied_services(result):
+def unchanged_by_plan(info):
+    """Which writing module the role may leave out: ``{'cfg': bool, 'services': bool}``, true where
+    ``info``, the ``verification_info`` result of the planned state (its option ``planned``), shows
+    that the module would change nothing: no planned change of its kind (``planned_changes[].kind``)
+    and, for the cfg file, nothing ``cert_verification`` would refuse (the module then runs, to fail
+    with its own message). Anything else (no prediction, a failed or skipped one, a report of the host
+    as it is) gives false: the module runs."""
+    unchanged = dict(cfg=False, services=False)
+    if (not isinstance(info, Mapping) or info.get('failed') or info.get('skipped') or info.get('planned') is not True
+            or not isinstance(info.get('planned_changes'), list)):
+        return unchanged
+    kinds = set(change.get('kind') if isinstance(change, Mapping) else None for change in info['planned_changes'])
+    # a change of no known kind could be either
+    unchanged['cfg'] = not kinds - set(['dropin']) and not info.get('planned_refusals')
+    unchanged['services'] = not kinds - set(['cfg'])
+    return unchanged
+
+
+def _left_out(result, unchanged, kind):
+    """Whether the role left the module of ``kind`` out (its task skipped) because the prediction
+    showed that it would change nothing."""
+    return (isinstance(result, Mapping) and bool(result.get('skipped')) and not result.get('failed')
+            and isinstance(unchanged, Mapping) and unchanged.get(kind) is True)
+
+
+def applied_cfg(result, unchanged=None, verify=None):
+    """The ``cert_verification`` result of the role's cfg task (``pep493_https_applied``'s ``cfg``):
+    the module's own, or, when the role left it out because the prediction showed the file already
+    as the policy wants it (``unchanged`` from ``unchanged_by_plan``), what it would have said: no
+    change, ``verify`` before and after, and ``unchanged_by_plan: true``."""
+    if _left_out(result, unchanged, 'cfg'):
+        return dict(changed=False, verify=verify, previous=verify, unchanged_by_plan=True,
+                    msg='the prediction planned no change to the file: not run')
+    return result
+
+
+def applied_services(result, unchanged=None, planned=None):
     """What the batch summary needs of a ``service_verification`` result (``pep493_https_applied``'s
     ``services``): the drop-ins changed, by name and action, the reload and restarts, whatever the
-    number of unchanged ones (counted in ``unchanged``)."""
+    number of unchanged ones (counted in ``unchanged``). When the role left the module out because
+    the prediction showed no drop-in to write or remove (``unchanged`` from ``unchanged_by_plan``),
+    what it would have said: every one of the ``planned`` exceptions unchanged, no reload, no
+    restart, and ``unchanged_by_plan: true``."""
+    if _left_out(result, unchanged, 'services'):
+        return dict(changed=False, unchanged_by_plan=True, services=[], removed=[],
+                    unchanged=len(planned) if isinstance(planned, list) else 0, reloaded=False, restarted=[],
+                    pending_restart=[], msg='the prediction planned no change to the drop-ins: not run')
     if not isinstance(result, Mapping):
         return {}
     kept = dict((key, result[key]) for key in ('changed', 'failed', 'skipped', 'msg', 'systemd_running', 'reloaded',
@@ -452,6 +495,7 @@ def prediction_as_audit(status, cfg=None, services=None, verify='enable'):
     if not isinstance(info, Mapping) or not isinstance(verdict, Mapping) or info.get('planned_changes'):
         return status
     skipped = isinstance(services, Mapping) and services.get('skipped') and not services.get('failed')
+    # a module the role left out is given here as applied_cfg / applied_services make it: unchanged
     if not _ran_unchanged(cfg) or 'verify' not in cfg or not (_ran_unchanged(services) or skipped):
         return status
     readers = [i for i in info.get('interpreters') or [] if isinstance(i, Mapping) and i.get('reads_config')]
@@ -472,6 +516,8 @@ class FilterModule(object):
             fleet_report=fleet_report,
             fleet_report_merge=fleet_report_merge,
             batch_summary=batch_summary,
+            unchanged_by_plan=unchanged_by_plan,
+            applied_cfg=applied_cfg,
             applied_services=applied_services,
             prediction_as_audit=prediction_as_audit,
         )

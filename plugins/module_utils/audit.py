@@ -102,7 +102,9 @@ def _unique(items):
 class Planned(object):
     """A plan as verification_info applies it to its model: ``overlay`` (host path: bytes or
     None), ``cfg`` ((bytes, mode) of the cfg file afterwards, or None: unchanged), ``changes``
-    ([{path, action}]), ``dropins_changed``, ``notes`` (what the writing modules would refuse)."""
+    ([{path, action, kind}], kind ``cfg`` or ``dropin``), ``dropins_changed``, ``notes`` (what the
+    writing modules would refuse), ``warnings`` (those the writing modules give for the plan, with
+    their very words: verify=disable, verify=false exceptions)."""
 
     def __init__(self):
         self.overlay = {}
@@ -110,6 +112,7 @@ class Planned(object):
         self.changes = []
         self.dropins_changed = False
         self.notes = []
+        self.warnings = []
 
 
 def planned_state(files, path, options, euid=0):
@@ -129,7 +132,9 @@ def planned_state(files, path, options, euid=0):
                 planned.overlay[cfg_plan.host] = cfg_plan.new
                 planned.cfg = (cfg_plan.new, plan.CFG_NEW_MODE)
                 planned.changes.append(dict(path=cfg_plan.host, action='created' if cfg_plan.old is None
-                                            else 'updated'))
+                                            else 'updated', kind='cfg'))
+            if options.get('cfg_state') != 'absent' and options.get('verify') == 'disable':
+                planned.warnings.append(plan.disable_warning(cfg_plan.path))
     exceptions = options.get('exceptions') or []
     dropin_name = options.get('dropin_name') or dropin.DEFAULT_DROPIN_NAME
     unit_dir = options.get('unit_dir') or '/etc/systemd/system'
@@ -147,8 +152,11 @@ def planned_state(files, path, options, euid=0):
     for item in plans + removals:
         if item.changed:
             planned.overlay[item.host] = item.new
-            planned.changes.append(dict(path=item.host, action=item.action))
+            planned.changes.append(dict(path=item.host, action=item.action, kind='dropin'))
             planned.dropins_changed = True
+    insecure = plan.insecure_warning(plans)
+    if insecure:
+        planned.warnings.append(insecure)
     return planned
 
 
@@ -225,4 +233,5 @@ def report_for(module, wanted, interpreters, probed, readers, today, euid=0):
     result['planned'] = planned is not None
     result['planned_changes'] = planned.changes if planned is not None else []
     result['planned_refusals'] = list(planned.notes) if planned is not None else []
+    result['planned_warnings'] = list(planned.warnings) if planned is not None else []
     return result

@@ -327,3 +327,34 @@ def dropin_read_back_check(request):
 def overlay(plans):
     """{host path: bytes or None} of the files the plans change (None: removed)."""
     return dict((plan.host, plan.new) for plan in plans if plan.changed)
+
+
+def insecure_warning(items):
+    """One warning for every verify=false exception of the call, the services grouped by expiry
+    date (and by what they lack: a reason, a date); None when there is none."""
+    groups = []
+    named = {}
+    for item in items:
+        if item.request.state != 'present' or item.request.verify is not False:
+            continue
+        expires = item.expires.isoformat() if hasattr(item.expires, 'isoformat') else item.expires
+        notes = [] if item.reason else ['no reason given']
+        notes.append('until %s' % expires if expires else 'no expiry date')
+        label = ', '.join(notes)
+        if label not in named:
+            named[label] = []
+            groups.append(label)
+        named[label].append(item.name)
+    if not groups:
+        return None
+    count = sum(len(names) for names in named.values())
+    return ('PYTHONHTTPSVERIFY=0 turns HTTPS certificate verification off for the Python 2 code of %d service%s '
+            '(insecure) - %s.' % (count, '' if count == 1 else 's',
+                                  '; '.join('%s: %s' % (label, ', '.join(named[label])) for label in groups)))
+
+
+def disable_warning(path):
+    """The warning every run that sets verify=disable in ``path`` (the real file) gets."""
+    return ('verify=disable turns HTTPS certificate verification off for every Python 2 program on this '
+            'host that reads %s. Prefer verify=enable with per-service exceptions '
+            '(pep493.https.service_verification).' % path)

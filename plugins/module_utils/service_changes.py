@@ -161,33 +161,9 @@ def public(item, info=None):
     return result
 
 
-def insecure_warning(items):
-    """One warning for every verify=false exception of the call, the services grouped by expiry
-    date (and by what they lack: a reason, a date); None when there is none."""
-    groups = []
-    named = {}
-    for item in items:
-        if item.request.state != 'present' or item.request.verify is not False:
-            continue
-        expires = item.expires.isoformat() if hasattr(item.expires, 'isoformat') else item.expires
-        notes = [] if item.reason else ['no reason given']
-        notes.append('until %s' % expires if expires else 'no expiry date')
-        label = ', '.join(notes)
-        if label not in named:
-            named[label] = []
-            groups.append(label)
-        named[label].append(item.name)
-    if not groups:
-        return None
-    count = sum(len(names) for names in named.values())
-    return ('PYTHONHTTPSVERIFY=0 turns HTTPS certificate verification off for the Python 2 code of %d service%s '
-            '(insecure) - %s.' % (count, '' if count == 1 else 's',
-                                  '; '.join('%s: %s' % (label, ', '.join(named[label])) for label in groups)))
-
-
 def warnings(item, shown, info):
     """The warnings one exception deserves (expired, no effect, overridden); the insecure ones
-    are one warning for the whole call (``insecure_warning``)."""
+    are one warning for the whole call (``plan.insecure_warning``)."""
     if item.request.state != 'present':
         return []
     name = item.name

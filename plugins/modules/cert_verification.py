@@ -415,9 +415,7 @@ def main():
 
     result['consumers'], result['probed'] = probe_consumers(module, dest)
     if params['state'] == 'present' and params['verify'] == 'disable':
-        module.warn('verify=disable turns HTTPS certificate verification off for every Python 2 program on this '
-                    'host that reads %s. Prefer verify=enable with per-service exceptions '
-                    '(pep493.https.service_verification).' % dest)
+        module.warn(plan.disable_warning(dest))
     if result['probed'] and not result['consumers'] and result['changed'] and params['state'] == 'present':
         # the host's own name: Ansible shows a warning text once per run, whichever host sent it
         module.warn('%s %s on %s, but no Python on this host reads it (only RHEL/CentOS 7 system python and SCL '

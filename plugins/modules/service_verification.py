@@ -414,7 +414,7 @@ def main():
     result = dict(changed=bool(changes), systemd_running=running, reloaded=False, restarted=[], pending_restart=[],
                   services=[service_changes.public(item, described.get(item.name)) for item in plans],
                   removed=[service_changes.public(item, described.get(item.name)) for item in removals])
-    insecure = service_changes.insecure_warning(plans)
+    insecure = plan.insecure_warning(plans)
     if insecure:
         module.warn(insecure)
     for item, shown in zip(everything, result['services'] + result['removed']):

@@ -90,6 +90,10 @@ options:
       - A plan M(pep493.https.service_verification) would refuse (a bad unit name, a foreign file where the
         drop-in goes) makes this module fail with that module's message; one M(pep493.https.cert_verification)
         would refuse (a malformed cfg file without O(planned.repair)) is reported in RV(scan_errors).
+      - The warnings those modules give for these settings whether they change a file or not (V(disable),
+        exceptions with O(pep493.https.service_verification#module:services[].verify=false)) are given here
+        too, in the same words (Ansible shows one text once per run), so a run that skips a writing module
+        because its plan changes nothing still gives them.
     type: dict
     suboptions:
       verify:
@@ -569,7 +573,12 @@ planned_changes:
     action:
       description: V(created), V(updated) or V(removed).
       type: str
-  sample: [{"path": "/etc/systemd/system/ambari-agent.service.d/zz-pep493-https.conf", "action": "created"}]
+    kind:
+      description: V(cfg) (the file of M(pep493.https.cert_verification)) or V(dropin) (one of
+        M(pep493.https.service_verification)).
+      type: str
+  sample: [{"path": "/etc/systemd/system/ambari-agent.service.d/zz-pep493-https.conf", "action": "created",
+            "kind": "dropin"}]
 planned_refusals:
   description:
     - What M(pep493.https.cert_verification) would refuse of O(planned) (a malformed cfg file without
@@ -654,6 +663,8 @@ def main():
         module.fail_json(msg='verification_info could not finish the report: %s: %s. This is a defect; '
                              'please report it with the exception below.' % (type(exc).__name__, exc),
                          exception=traceback.format_exc())
+    for warning in result.pop('planned_warnings'):
+        module.warn(warning)
     module.exit_json(changed=False, **result)
 
 

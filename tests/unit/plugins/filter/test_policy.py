@@ -221,7 +221,8 @@ def test_fleet_report_sorts_hosts_worst_first():
 def test_filters_are_registered():
     names = set(policy.FilterModule().filters())
     assert names == set(['policy_plan', 'compliance', 'predicted_compliance', 'fleet_report', 'fleet_report_merge',
-                         'batch_summary', 'applied_services', 'prediction_as_audit'])
+                         'batch_summary', 'unchanged_by_plan', 'applied_cfg', 'applied_services',
+                         'prediction_as_audit'])
 
 
 def test_predicted_compliance_is_the_rule_of_module_utils():
@@ -526,3 +527,63 @@ def test_prediction_as_audit_leaves_an_audit_alone():
     audit = dict(predicted_status(), predicted=False)
     assert policy.prediction_as_audit(audit, UNCHANGED_CFG, full_svc_result([])) is audit
     assert policy.prediction_as_audit(None, UNCHANGED_CFG, full_svc_result([])) is None
+
+
+# --- a writing module left out when the prediction shows it would change nothing -------------------
+
+SKIPPED = dict(skipped=True, changed=False, false_condition='not __pep493_https_unchanged.cfg')
+CFG_CHANGE = dict(path='/etc/python/cert-verification.cfg', action='updated', kind='cfg')
+DROPIN_CHANGE = dict(path='/etc/systemd/system/a.service.d/zz-pep493-https.conf', action='created', kind='dropin')
+
+
+@pytest.mark.parametrize('changes, refusals, expected', [
+    ([], [], dict(cfg=True, services=True)),
+    ([CFG_CHANGE], [], dict(cfg=False, services=True)),
+    ([DROPIN_CHANGE], [], dict(cfg=True, services=False)),
+    ([CFG_CHANGE, DROPIN_CHANGE], [], dict(cfg=False, services=False)),
+    # cert_verification would refuse the file: it runs, to fail with its own message
+    ([], ['planned: cert_verification would refuse /etc/python/cert-verification.cfg: malformed'],
+     dict(cfg=False, services=True)),
+    # a change of no known kind could be either
+    ([dict(path='/x', action='created')], [], dict(cfg=False, services=False)),
+    (['not a change'], [], dict(cfg=False, services=False)),
+])
+def test_unchanged_by_plan_leaves_out_only_a_module_with_nothing_to_change(changes, refusals, expected):
+    prediction = dict(info(), planned=True, planned_changes=changes, planned_refusals=refusals, changed=False)
+    assert policy.unchanged_by_plan(prediction) == expected
+
+
+@pytest.mark.parametrize('prediction', [
+    None, {}, 'text', dict(info(), planned=False, planned_changes=[]),     # the host as it is, not a plan
+    dict(info(), planned=True),                                             # no planned_changes
+    dict(info(), planned=True, planned_changes=[], failed=True),
+    dict(skipped=True, changed=False),
+])
+def test_unchanged_by_plan_runs_every_module_without_a_good_prediction(prediction):
+    assert policy.unchanged_by_plan(prediction) == dict(cfg=False, services=False)
+
+
+def test_a_module_left_out_is_summarised_as_unchanged_and_the_prediction_is_the_audit():
+    unchanged = dict(cfg=True, services=True)
+    cfg = policy.applied_cfg(SKIPPED, unchanged, 'enable')
+    assert cfg == dict(changed=False, verify='enable', previous='enable', unchanged_by_plan=True,
+                       msg='the prediction planned no change to the file: not run')
+    services = policy.applied_services(SKIPPED, unchanged, [exc('a.service'), exc('b.service')])
+    assert services['changed'] is False and services['unchanged_by_plan'] is True and services['unchanged'] == 2
+    assert services['services'] == services['removed'] == services['restarted'] == services['pending_restart'] == []
+    status = predicted_status()
+    audit = policy.prediction_as_audit(status, cfg, services)
+    assert audit['prediction_reused'] is True
+    assert policy.host_summary('h', {'pep493_https_applied': applied(cfg, services), 'pep493_https_status': audit}) \
+        == 'h: compliant; cfg enable (unchanged); drop-ins unchanged'
+
+
+@pytest.mark.parametrize('result, unchanged', [
+    (SKIPPED, dict(cfg=False, services=False)),          # skipped for another reason (tags, its own condition)
+    (SKIPPED, None),
+    (dict(SKIPPED, failed=True), dict(cfg=True, services=True)),
+    (UNCHANGED_CFG, dict(cfg=True, services=True)),       # it ran: its own result
+])
+def test_only_a_module_left_out_by_the_prediction_is_given_as_unchanged(result, unchanged):
+    assert policy.applied_cfg(result, unchanged, 'enable') is result
+    assert policy.applied_services(result, unchanged, []) == policy.applied_services(result)

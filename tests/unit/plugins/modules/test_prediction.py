@@ -259,3 +259,44 @@ def test_a_plan_a_writer_would_refuse_cannot_comply():
 def test_an_unreachable_host_stays_unreachable():
     verdict = rules.predicted_compliance(dict(unreachable=True, msg='timed out'))
     assert verdict['state'] == 'unreachable' and verdict['predicted'] is True
+
+
+# --- what the role may leave out: the prediction's kinds of change and warnings ----------------------
+
+def writers_in_check_mode(run_module, root, exceptions, verify, exclusive=True, repair=False):
+    """(cfg changed, drop-ins changed, warnings) of the two writing modules in check mode."""
+    plan = rules.plan_policy(verify, list(exceptions), allow_insecure=True)
+    cfg = run_module.ok(cert_verification, dict(root=str(root), verify=verify, repair=repair), check_mode=True)
+    svc = run_module.ok(service_verification, dict(root=str(root), services=plan['services'], exclusive=exclusive),
+                        check_mode=True)
+    return cfg['changed'], svc['changed'], cfg['warnings'] + svc['warnings']
+
+
+WRITER_WARNINGS = ('verify=disable turns', 'PYTHONHTTPSVERIFY=0 turns')
+
+
+@pytest.mark.parametrize('verify', ['enable', 'disable'])
+@pytest.mark.parametrize('seed', ['nothing', 'vendor', 'applied', 'applied-cfg-only', 'stale-dropin'])
+def test_the_prediction_says_which_writer_would_change_something_and_gives_their_warnings(run_module, tmp_path,
+                                                                                          verify, seed):
+    python2_unit(tmp_path, 'agent')
+    python2_unit(tmp_path, 'other')
+    exceptions = [exception('agent'), exception('other', verify=True)]
+    if seed != 'nothing':
+        write(tmp_path, CFG, VENDOR)
+    if seed.startswith('applied'):
+        plan = rules.plan_policy(verify, exceptions, allow_insecure=True)
+        run_module.ok(cert_verification, dict(root=str(tmp_path), verify=verify))
+        if seed == 'applied':
+            run_module.ok(service_verification, dict(root=str(tmp_path), services=plan['services'], exclusive=True))
+    if seed == 'stale-dropin':
+        write(tmp_path, UNITS + '/gone.service.d/' + dropin.DEFAULT_DROPIN_NAME, ours())
+    plan = rules.plan_policy(verify, exceptions, allow_insecure=True)
+    info = run_module.ok(verification_info, dict(root=str(tmp_path), planned=dict(
+        verify=verify, exceptions=plan['services'], exclusive=True)))
+    kinds = set(change['kind'] for change in info['planned_changes'])
+    cfg_changed, dropins_changed, warnings = writers_in_check_mode(run_module, tmp_path, exceptions, verify)
+    assert ('cfg' in kinds) is cfg_changed and ('dropin' in kinds) is dropins_changed
+    # the writers' warnings about what the policy turns off, in their very words
+    ours_ = sorted(w for w in warnings if w.startswith(WRITER_WARNINGS))
+    assert ours_ and sorted(w for w in info['warnings'] if w.startswith(WRITER_WARNINGS)) == ours_
