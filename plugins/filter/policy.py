@@ -10,6 +10,7 @@ The rules themselves (validation, the clock, the compliance verdict) are in
   exceptions by expiry date, so that the role makes one ``service_verification`` call;
 * ``compliance``: compare one host's ``verification_info`` result with the policy;
 * ``predicted_compliance``: the same, for the host as a plan will leave it (before any write);
+* ``audit_status``: the audit entry point's whole verdict in one step: the plan, then the compliance;
 * ``fleet_report``: one report entry per host, with counts per compliance state;
 * ``fleet_report_merge``: one report from several (job slices, controllers, days);
 * ``batch_summary``: one line per host of an enforce or rollback batch;
@@ -66,14 +67,30 @@ def predicted_compliance(info, verify='enable', exceptions=None, exclusive=True,
         raise AnsibleFilterError(str(exc))
 
 
+def audit_status(info, exceptions, verify='enable', exclusive=True, expired='remove', allow_insecure=False,
+                 require_justification=True, cfg_path='/etc/python/cert-verification.cfg', check_mode=False, today=None):
+    """The audit entry point's ``pep493_https_status`` in one step (one task per host, not three):
+    the policy planned (``policy_plan``) and, when it has no problems, the host compared with it
+    (``compliance``). ``problems`` are the plan's; with any, ``compliance`` is none."""
+    plan = policy_plan(exceptions, verify=verify, allow_insecure=allow_insecure,
+                       require_justification=require_justification, expired=expired, cfg_path=cfg_path, today=today)
+    verdict = None if plan['problems'] else compliance(info, verify, plan['allowed'], exclusive, expired)
+    return dict(policy=dict(verify=verify, exclusive=exclusive, exceptions=plan['allowed'], expired=plan['expired']),
+                info=info, compliance=verdict, check_mode=check_mode, problems=plan['problems'])
+
+
 def _service_name(service):
     return rules.unit_name(service.get('unit') or service.get('name') or '?')
 
 
 def _host_entry(host, audit, day, warning_days):
     unreachable = isinstance(audit, dict) and (audit.get('compliance') or {}).get('state') == 'unreachable'
-    if not isinstance(audit, dict) or not isinstance(audit.get('info'), dict) or unreachable:
+    # a policy the audit entry point refused (audit_status) has no verdict: the audit failed, as with rescue
+    refused = isinstance(audit, dict) and audit.get('problems')
+    if not isinstance(audit, dict) or not isinstance(audit.get('info'), dict) or unreachable or refused:
         error = audit.get('error') if isinstance(audit, dict) else None
+        if refused:
+            error = 'Policy refused, nothing was changed: %s' % '; '.join(audit['problems'])
         if unreachable:
             reasons = list(audit['compliance'].get('reasons') or []) or ['no audit result']
         elif error:
@@ -513,6 +530,7 @@ class FilterModule(object):
             policy_plan=policy_plan,
             compliance=compliance,
             predicted_compliance=predicted_compliance,
+            audit_status=audit_status,
             fleet_report=fleet_report,
             fleet_report_merge=fleet_report_merge,
             batch_summary=batch_summary,

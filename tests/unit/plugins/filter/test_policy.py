@@ -70,6 +70,37 @@ def test_compliance_is_the_rule_of_module_utils():
         policy.compliance('not a result')
 
 
+def test_audit_status_is_the_plan_then_the_compliance():
+    entries = [exc('legacy-app'), exc('old', expires='2026-06-14')]
+    host = info(services=[svc('legacy-app.service'), svc('old.service', expired=True, expires='2026-06-14')])
+    status = policy.audit_status(host, entries, verify='enable', exclusive=False, expired='keep', check_mode=True,
+                                 today=TODAY)
+    planned = plan(entries, expired='keep')
+    assert status == dict(policy=dict(verify='enable', exclusive=False, exceptions=planned['allowed'],
+                                      expired=planned['expired']),
+                          info=host, compliance=policy.compliance(host, 'enable', planned['allowed'], False, 'keep'),
+                          check_mode=True, problems=[])
+
+
+def test_audit_status_of_a_refused_policy_has_its_problems_and_no_verdict():
+    entries = [exc('sshd.socket'), exc('legacy-app', reason='')]
+    status = policy.audit_status(info(), entries, verify='disable', today=TODAY)
+    assert status['problems'] == plan(entries, verify='disable')['problems']
+    assert len(status['problems']) == 3 and status['compliance'] is None
+    # the report shows it as an audit that failed, as when the audit playbook's rescue records it
+    entry = policy.fleet_report(['x'], {'x': status}, TODAY + 'T00:00:00Z')['hosts'][0]
+    assert entry['state'] == 'unreachable'
+    assert entry['reasons'] == ['the audit failed: Policy refused, nothing was changed: '
+                                + '; '.join(status['problems'])]
+
+
+def test_audit_status_errors_are_filter_errors():
+    with pytest.raises(AnsibleFilterError):
+        policy.audit_status(info(), [], expired='ignore')
+    with pytest.raises(AnsibleFilterError):
+        policy.audit_status('not a result', [])
+
+
 def test_unreachable_host_in_the_report():
     result = policy.compliance({'unreachable': True, 'msg': 'Container not found', 'changed': False}, 'enable', [])
     report = policy.fleet_report(['x'], {'x': dict(info={'unreachable': True}, compliance=result)})
@@ -222,7 +253,7 @@ def test_filters_are_registered():
     names = set(policy.FilterModule().filters())
     assert names == set(['policy_plan', 'compliance', 'predicted_compliance', 'fleet_report', 'fleet_report_merge',
                          'batch_summary', 'unchanged_by_plan', 'applied_cfg', 'applied_services',
-                         'prediction_as_audit'])
+                         'prediction_as_audit', 'audit_status'])
 
 
 def test_predicted_compliance_is_the_rule_of_module_utils():
