@@ -15,7 +15,9 @@ The rules themselves (validation, the clock, the compliance verdict) are in
 * ``fleet_report_merge``: one report from several (job slices, controllers, days);
 * ``batch_summary``: one line per host of an enforce or rollback batch;
 * ``applied_services``: what of a ``service_verification`` result the batch summary needs;
-* ``prediction_as_audit``: the prediction taken as the audit after a run that changed nothing.
+* ``prediction_as_audit``: the prediction taken as the audit after a run that changed nothing;
+* ``predicted_status``: the enforce entry point's status from the prediction in one step: the
+  verdict and, when neither writing module has anything to change, the prediction as the audit.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -524,6 +526,27 @@ def prediction_as_audit(status, cfg=None, services=None, verify='enable'):
     return audit
 
 
+def predicted_status(info, verify='enable', exceptions=None, exclusive=True, expired_exceptions=None, expired='remove',
+                     restart='never', check_mode=False):
+    """The enforce entry point's ``pep493_https_status`` from its prediction (``info``, the
+    ``verification_info`` result of the planned state), in one step: the policy, the prediction and
+    its verdict (``predicted_compliance``). When the prediction shows that neither writing module
+    has anything to change (``unchanged_by_plan``), the role leaves both out, and the prediction is
+    already the audit after the change (``prediction_as_audit`` with both modules left out): it is
+    returned as that audit, and the role makes no second audit and keeps no second copy.
+    ``exceptions`` are the plan's allowed ones, ``expired_exceptions`` its expired ones."""
+    status = dict(policy=dict(verify=verify, exclusive=exclusive, exceptions=exceptions or [],
+                              expired=expired_exceptions or []),
+                  info=info, compliance=predicted_compliance(info, verify, exceptions, exclusive, expired, restart),
+                  check_mode=check_mode, predicted=True)
+    unchanged = unchanged_by_plan(info)
+    if not (unchanged['cfg'] and unchanged['services']):
+        return status
+    left_out = dict(skipped=True, changed=False)
+    return prediction_as_audit(status, applied_cfg(left_out, unchanged, verify),
+                               applied_services(left_out, unchanged), verify)
+
+
 class FilterModule(object):
     def filters(self):
         return dict(
@@ -538,4 +561,5 @@ class FilterModule(object):
             applied_cfg=applied_cfg,
             applied_services=applied_services,
             prediction_as_audit=prediction_as_audit,
+            predicted_status=predicted_status,
         )

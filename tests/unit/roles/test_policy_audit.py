@@ -11,30 +11,13 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import json
-import os
-import subprocess
-import sys
 
 import pytest
-import yaml
 
-COLLECTION = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', '..'))
-# the collection's copy under ansible_collections/pep493/https (ansible-test), else the caller's path
-COLLECTIONS_ROOT = os.path.normpath(os.path.join(COLLECTION, '..', '..', '..'))
-if os.path.basename(os.path.dirname(os.path.dirname(COLLECTION))) != 'ansible_collections':
-    COLLECTIONS_ROOT = os.environ.get('ANSIBLE_COLLECTIONS_PATH', COLLECTIONS_ROOT)
+from ansible_collections.pep493.https.tests.unit.roles.playbook import run, tree_files
+
 CFG = 'etc/python/cert-verification.cfg'
 SOCKET = {'name': 'sshd.socket', 'reason': 'socket activation', 'expires': '2099-01-01'}
-
-
-def tree_files(root):
-    found = {}
-    for folder, dummy, files in os.walk(str(root)):
-        for name in files:
-            path = os.path.join(folder, name)
-            with open(path, 'rb') as handle:
-                found[os.path.relpath(path, str(root))] = handle.read()
-    return found
 
 
 def audit(tmp_path, cfg_text, policy, *options):
@@ -54,17 +37,8 @@ def audit(tmp_path, cfg_text, policy, *options):
                         'always': [{'name': 'Write what the role left', 'check_mode': False, 'ansible.builtin.copy': {
                             'dest': str(out), 'content': "{{ {'status': pep493_https_status | default(none), "
                                                          "'failure': failure | default(none), 'registered': __pep493_https_info} | to_json }}"}}]}])
-    playbook = tmp_path / 'audit.yml'
-    playbook.write_text(yaml.safe_dump([play], sort_keys=False))
-    env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=COLLECTIONS_ROOT, ANSIBLE_HOME=str(tmp_path / 'ansible-home'),
-               ANSIBLE_NOCOLOR='1', ANSIBLE_DEPRECATION_WARNINGS='0', ANSIBLE_LOCALHOST_WARNING='0',
-               ANSIBLE_INVENTORY_UNPARSED_WARNING='0')
-    extra = ['-e', 'ansible_python_interpreter=%s' % sys.executable,
-             '-e', 'ansible_remote_tmp=%s' % (tmp_path / 'remote-tmp')]
-    run = subprocess.run([sys.executable, '-m', 'ansible.cli.playbook', '-i', 'localhost,'] + extra
-                         + list(options) + [str(playbook)], cwd=str(tmp_path), env=env, stdout=subprocess.PIPE,
-                         stderr=subprocess.STDOUT, universal_newlines=True, timeout=300, check=False)
-    assert run.returncode == 0, run.stdout
+    done = run(tmp_path, play, *options)
+    assert done.returncode == 0, done.stdout
     assert tree_files(root) == before, 'the audit changed the host'
     with open(str(out)) as handle:
         left = json.load(handle)

@@ -253,7 +253,7 @@ def test_filters_are_registered():
     names = set(policy.FilterModule().filters())
     assert names == set(['policy_plan', 'compliance', 'predicted_compliance', 'fleet_report', 'fleet_report_merge',
                          'batch_summary', 'unchanged_by_plan', 'applied_cfg', 'applied_services',
-                         'prediction_as_audit', 'audit_status'])
+                         'prediction_as_audit', 'audit_status', 'predicted_status'])
 
 
 def test_predicted_compliance_is_the_rule_of_module_utils():
@@ -618,3 +618,52 @@ def test_a_module_left_out_is_summarised_as_unchanged_and_the_prediction_is_the_
 def test_only_a_module_left_out_by_the_prediction_is_given_as_unchanged(result, unchanged):
     assert policy.applied_cfg(result, unchanged, 'enable') is result
     assert policy.applied_services(result, unchanged, []) == policy.applied_services(result)
+
+
+# --- predicted_status: the enforce entry point's status from its prediction, in one step ----------
+
+def planned_info(changes=(), refusals=(), readers=False, services=()):
+    interpreters = [dict(path='/usr/bin/python2', reads_config=readers, verifies_by_default=None)]
+    return dict(info(services=services), planned=True, planned_changes=list(changes), planned_refusals=list(refusals),
+                interpreters=interpreters, changed=False)
+
+
+def test_predicted_status_is_the_prediction_and_its_verdict():
+    prediction = planned_info(changes=[CFG_CHANGE], services=[svc('legacy.service')])
+    allowed, gone = [exc('legacy.service')], [exc('old.service', expires='2026-01-01')]
+    status = policy.predicted_status(prediction, 'enable', allowed, False, gone, 'keep', 'try-restart', True)
+    assert status == dict(policy=dict(verify='enable', exclusive=False, exceptions=allowed, expired=gone),
+                          info=prediction, check_mode=True, predicted=True,
+                          compliance=policy.predicted_compliance(prediction, 'enable', allowed, False, 'keep',
+                                                                 'try-restart'))
+
+
+def test_a_prediction_that_plans_no_change_is_the_audit():
+    prediction = planned_info()
+    status = policy.predicted_status(prediction)
+    # the same as taking it as the audit after both writing modules were left out
+    unchanged = policy.unchanged_by_plan(prediction)
+    expected = policy.prediction_as_audit(
+        dict(policy.predicted_status(prediction, check_mode=True), check_mode=False),
+        policy.applied_cfg(SKIPPED, unchanged, 'enable'), policy.applied_services(SKIPPED, unchanged), 'enable')
+    assert status == expected
+    assert status['prediction_reused'] is True and 'predicted' not in status and 'predicted' not in status['compliance']
+    assert status['info'] is prediction and status['compliance']['state'] == 'compliant'
+
+
+@pytest.mark.parametrize('prediction, verify, check_mode', [
+    (planned_info(changes=[CFG_CHANGE]), 'enable', False),                 # the cfg module runs
+    (planned_info(changes=[DROPIN_CHANGE]), 'enable', False),              # the drop-in module runs
+    (planned_info(changes=[dict(path='/x', action='created')]), 'enable', False),
+    (planned_info(refusals=['planned: cert_verification would refuse the file']), 'enable', False),
+    (planned_info(readers=True), 'platform_default', False),               # the readers get no verdict
+    (planned_info(), 'enable', True),                                       # check mode: nothing applied
+])
+def test_a_prediction_stays_a_prediction_where_the_audit_could_differ(prediction, verify, check_mode):
+    status = policy.predicted_status(prediction, verify, check_mode=check_mode)
+    assert status['predicted'] is True and 'prediction_reused' not in status
+
+
+def test_predicted_status_errors_are_filter_errors():
+    with pytest.raises(AnsibleFilterError, match='planned state'):
+        policy.predicted_status(info())
