@@ -1,0 +1,52 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) pep493.https contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""``compare.py WORK``: the audit (WORK/audit.json) against systemd (WORK/units.json, running.json,
+recorded.json). Prints each disagreement and a count; exits 1 when there is any."""
+
+import json
+import os
+import sys
+
+
+def load(work, name):
+    with open(os.path.join(work, name)) as handle:
+        return json.load(handle)
+
+
+def disagreements(units, audit, running, recorded):
+    found = []
+    for unit in sorted(units):
+        record, truth = audit.get(unit), running[unit]
+        if record is None:
+            found.append('%s: not reported' % unit)
+            continue
+        checks = [('main_pid', record['main_pid'], truth['pid'] or None),
+                  ('value_known', record['value_known'], True)]
+        if unit in recorded:                    # systemd ran its ExecStopPost= with the unit's environment
+            checks.append(('value', record['value'], None if recorded[unit] == '__unset__' else recorded[unit]))
+        else:
+            found.append('%s: recorded no value (systemd did not run it)' % unit)
+        if truth['pid']:
+            checks.append(('running_value', record['running_value'],
+                           None if truth['environ'] == '__unset__' else truth['environ']))
+        if record['load_state'] == 'loaded':
+            checks.append(('effective', record['effective'], units[unit]['effective']))
+        command = units[unit]['exec_start']
+        found.extend('%s: %s is %r, the host says %r (ExecStart=%s)' % (unit, name, got, want, command)
+                     for name, got, want in checks if got != want)
+    return found
+
+
+def main(work):
+    units = load(work, 'units.json')
+    audit = dict((s['unit'], s) for s in load(work, 'audit.json')['services'])
+    found = disagreements(units, audit, load(work, 'running.json'), load(work, 'recorded.json'))
+    for line in found:
+        print(line)
+    print('differential: %d units, %d disagreements' % (len(units), len(found)))
+    return 1 if found else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1]))

@@ -1,0 +1,112 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) pep493.https contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Random unit trees for the differential check against systemd (tests/differential/run).
+
+``units.py SEED COUNT WORK`` writes COUNT random services (a tenth of them template instances) under
+WORK/tree (a tree to copy over a container's /) and WORK/units.json: the unit names and, for each, the
+ExecStart= it runs and whether PYTHONHTTPSVERIFY reaches Python 2 code there. Each unit takes its
+environment from a random mix of Environment=, EnvironmentFile= (plain, optional, globs, systemd's
+file syntax at its edges), UnsetEnvironment=, PassEnvironment= and resets, in the unit file and in
+drop-ins across /etc, /run, /usr/local/lib and /usr/lib; an ExecStopPost= records the value
+systemd gave it."""
+
+import json
+import os
+import random
+import sys
+
+SLEEP = '/opt/pep493-diff/sleep.py'
+ENV_LINES = ['Environment=PYTHONHTTPSVERIFY=0', 'Environment=PYTHONHTTPSVERIFY=1', 'Environment=',
+             'Environment="PYTHONHTTPSVERIFY=0" A=1', 'Environment=PYTHONHTTPSVERIFY=',
+             "Environment='PYTHONHTTPSVERIFY=0'", 'Environment=PYTHONHTTPSVERIFY=0 PYTHONHTTPSVERIFY=1',
+             'Environment=B=1', 'Environment="PYTHONHTTPSVERIFY=0 1"', 'Environment=PYTHONHTTPSVERIFY=%i',
+             'Environment=PYTHONHTTPSVERIFY=\\x30', 'Environment=PYTHONHTTPSVERIFY="0"']
+FILE_LINES = ['PYTHONHTTPSVERIFY=0', 'PYTHONHTTPSVERIFY=1', 'export PYTHONHTTPSVERIFY=0', 'PYTHONHTTPSVERIFY="0"',
+              "PYTHONHTTPSVERIFY='0'", 'PYTHONHTTPSVERIFY = 0', '# PYTHONHTTPSVERIFY=0', '; PYTHONHTTPSVERIFY=0',
+              'PYTHONHTTPSVERIFY=0 # note', 'PYTHONHTTPSVERIFY=1\\\n0', 'PYTHONHTTPSVERIFY=', 'A=1',
+              'PYTHONHTTPSVERIFY="0\n1"', 'PYTHONHTTPSVERIFY=\\0', 'PYTHONHTTPSVERIFY=0""', '  PYTHONHTTPSVERIFY=0',
+              'PYTHONHTTPSVERIFY=0\r', '# comment \\\nPYTHONHTTPSVERIFY=0', 'PYTHONHTTPSVERIFY="\\0"',
+              "PYTHONHTTPSVERIFY='0'1", 'BAD LINE', 'PYTHONHTTPSVERIFY="a\\"b"']
+OTHER_LINES = ['UnsetEnvironment=PYTHONHTTPSVERIFY', 'UnsetEnvironment=PYTHONHTTPSVERIFY=0',
+               'UnsetEnvironment=PYTHONHTTPSVERIFY=1', 'PassEnvironment=PYTHONHTTPSVERIFY', 'PassEnvironment=',
+               'UnsetEnvironment=']
+# ExecStart=: whether the variable reaches Python 2 code (the rule of systemd.exec(5), env(1), python(1))
+EXECS = {'/usr/bin/python2.7 %s' % SLEEP: True, '/usr/bin/env python2 %s' % SLEEP: True,
+         '/usr/bin/env -u PYTHONHTTPSVERIFY python2.7 %s' % SLEEP: False,
+         '/usr/bin/env PYTHONHTTPSVERIFY=1 /usr/bin/python2.7 %s' % SLEEP: False,
+         '/usr/bin/python2.7 -E %s' % SLEEP: False, '/usr/bin/python2.7 -Es %s' % SLEEP: False,
+         '/usr/bin/python2.7 -W ignore -E %s' % SLEEP: False, '/usr/bin/python3 %s' % SLEEP: False,
+         '/opt/pep493-diff/py2script': True, '/opt/pep493-diff/py3script': False,
+         'python2.7 %s' % SLEEP: True, '-/usr/bin/python2.7 %s' % SLEEP: True,
+         '@/usr/bin/python2.7 renamed %s' % SLEEP: True}
+DIRS = ['/etc/systemd/system', '/run/systemd/system', '/usr/lib/systemd/system', '/usr/local/lib/systemd/system']
+RECORD = "ExecStopPost=/bin/sh -c 'printf \"%%s\" \"$${PYTHONHTTPSVERIFY-__unset__}\" > /run/pep493-differential/%n.value'"
+
+
+class Tree(object):
+    def __init__(self, rng):
+        self.rng = rng
+        self.files = {SLEEP: 'import time\ntime.sleep(100000)\n',
+                      '/opt/pep493-diff/py2script': '#!/usr/bin/python2\nimport time\ntime.sleep(100000)\n',
+                      '/opt/pep493-diff/py3script': '#!/usr/bin/python3\nimport time\ntime.sleep(100000)\n'}
+        self.count = 0
+
+    def env_file(self, path=None):
+        self.count += 1
+        path = path or '/etc/pep493-diff/f%04d.env' % self.count
+        lines = [self.rng.choice(FILE_LINES) for dummy in range(self.rng.randint(1, 3))]
+        self.files[path] = '\n'.join(lines) + ('\n' if self.rng.random() < 0.8 else '')
+        return path
+
+    def section(self):
+        lines = []
+        for dummy in range(self.rng.randint(0, 3)):
+            pick = self.rng.random()
+            if pick < 0.45:
+                lines.append(self.rng.choice(ENV_LINES))
+            elif pick < 0.6:
+                lines.append('EnvironmentFile=%s%s' % ('-' if self.rng.random() < 0.7 else '', self.env_file()))
+            elif pick < 0.7:
+                self.count += 1
+                folder = '/etc/pep493-diff/g%04d' % self.count
+                for name in self.rng.sample('abc', self.rng.randint(0, 2)):
+                    self.env_file('%s/%s.env' % (folder, name))
+                lines.append('EnvironmentFile=-%s/*.env' % folder)
+            elif pick < 0.75:
+                lines.append('EnvironmentFile=')
+            else:
+                lines.append(self.rng.choice(OTHER_LINES))
+        return lines
+
+
+def main(seed, count, work):
+    out = os.path.join(work, 'tree')
+    rng = random.Random(seed)
+    tree = Tree(rng)
+    units = {}
+    execs = sorted(EXECS)
+    for index in range(count):
+        template = rng.random() < 0.1
+        name = 'pep493-diff-%03d%s.service' % (index, '@' if template else '')
+        unit = name.replace('@', '@%s' % rng.choice(['0', '1', 'x'])) if template else name
+        command = rng.choice(execs)
+        body = ['[Unit]', 'Description=differential check %d' % index, '[Service]'] + tree.section()
+        tree.files['%s/%s' % (rng.choice(DIRS), name)] = '\n'.join(body + ['ExecStart=' + command, RECORD]) + '\n'
+        for dummy in range(rng.randint(0, 3)):
+            owner = unit if template and rng.random() < 0.5 else name
+            conf = rng.choice(['10-a.conf', '20-b.conf', '50-c.conf', 'override.conf'])
+            tree.files['%s/%s.d/%s' % (rng.choice(DIRS), owner, conf)] = '\n'.join(['[Service]'] + tree.section()) + '\n'
+        units[unit] = dict(exec_start=command, effective=EXECS[command])
+    for path, text in tree.files.items():
+        full = out + path
+        if not os.path.isdir(os.path.dirname(full)):
+            os.makedirs(os.path.dirname(full))
+        with open(full, 'w') as handle:
+            handle.write(text)
+    with open(os.path.join(work, 'units.json'), 'w') as handle:
+        json.dump(units, handle, indent=1, sort_keys=True)
+
+
+if __name__ == '__main__':
+    main(int(sys.argv[1]), int(sys.argv[2]), sys.argv[3])
