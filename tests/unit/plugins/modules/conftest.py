@@ -7,11 +7,17 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import contextlib
 import json
 
 import pytest
 
 from ansible.module_utils.common import warnings as ansible_warnings
+
+try:  # ansible-core 2.19+: module_utils behave as on the controller once controller code is imported
+    from ansible.module_utils import _internal as ansible_internal
+except ImportError:
+    ansible_internal = None
 
 from ansible_collections.pep493.https.tests.unit.module_args import patch_module_args
 
@@ -23,6 +29,24 @@ def clear_warnings():
             store.clear()
         else:
             del store[:]
+
+
+@contextlib.contextmanager
+def as_target():
+    """Run module code as a target does, whatever controller code an earlier test imported.
+
+    Once ``ansible.errors`` or a filter plugin is imported, ansible-core 2.19+ sends
+    ``module.warn()`` to the controller's display instead of the module's result: a test run
+    after a filter test in the same process would see no warnings.
+    """
+    if ansible_internal is None or not getattr(ansible_internal, 'is_controller', False):
+        yield
+        return
+    ansible_internal.is_controller = False
+    try:
+        yield
+    finally:
+        ansible_internal.is_controller = True
 
 
 def _message(warning):
@@ -43,7 +67,7 @@ class ModuleRun(object):
         args['_ansible_diff'] = diff
         self.capsys.readouterr()
         clear_warnings()
-        with patch_module_args(args):
+        with as_target(), patch_module_args(args):
             with pytest.raises(SystemExit) as info:
                 module.main()
         out = self.capsys.readouterr().out
