@@ -50,8 +50,7 @@ def select_services(host, wanted=None):
 
 
 def _reported(host, service):
-    if service.unit.load_state == units.NOT_FOUND and not any(
-            path.rsplit('/', 2)[-2] == service.unit.id + '.d' for path in service.unit.dropins):
+    if service.unit.load_state == units.NOT_FOUND and not service.unit.own_dropins:
         # only drop-ins meant for all services (service.d, a prefix): not a unit of this host
         return _pending(host, service) is True
     if service.mentions():

@@ -69,7 +69,8 @@ class Unit(object):
     ``error``: systemd would not load it).
     """
 
-    __slots__ = ('id', 'names', 'fragment', 'load_state', 'dropins', 'files', 'errors', 'dropin_dirs')
+    __slots__ = ('id', 'names', 'fragment', 'load_state', 'dropins', 'files', 'errors', 'dropin_dirs',
+                 'own_dropins')
 
     def __init__(self, unit_id, names, fragment, load_state):
         self.id = unit_id
@@ -80,6 +81,7 @@ class Unit(object):
         self.files = []
         self.errors = []
         self.dropin_dirs = []
+        self.own_dropins = []   # those of the folders named after the unit itself (``<id>.d``)
 
     @property
     def instance(self):
@@ -260,6 +262,10 @@ class UnitTree(object):
         unit.names = self._names(name, unit_id, fragment if unit.load_state != MASKED else None)
         unit.dropin_dirs = self.dropin_dirs([unit_id] + [n for n in unit.names if n != unit_id])
         unit.dropins = self.dropin_paths(unit.dropin_dirs)
+        own = []
+        for folder in self.search_path:
+            self._add_dir(folder, unit_id + '.d', own)
+        unit.own_dropins = [path for path in unit.dropins if posixpath.dirname(path) in own]
         for path in unit.dropins:
             data = self._read(path, unit)
             if data is not None:
@@ -347,7 +353,15 @@ class UnitTree(object):
             return
         path = folder + '/' + name
         if self._listing(path) is not None:
-            dirs.append(path)
+            dirs.append(self._chased(path))
+
+    def _chased(self, path):
+        """The folder as chase_symlinks() resolves it: systemd names a drop-in by the folder its
+        links lead to (/usr/lib/... for /lib/... on a merged /usr), the file itself unresolved."""
+        try:
+            return self.files.resolve(path, file_path=False).host
+        except hostfiles.HostFileError:
+            return path
 
     def _listing(self, path):
         if path not in self._listings:

@@ -369,7 +369,7 @@ services:
       description: The unit file, or null.
       type: str
     dropin_paths:
-      description: The drop-ins that apply, in the order systemd applies them.
+      description: The drop-ins that apply, in the order systemd applies them, each named as systemd names it (its folder with links resolved).
       type: list
       elements: str
     mentioned_in:

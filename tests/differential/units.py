@@ -9,7 +9,9 @@ ExecStart= it runs and whether PYTHONHTTPSVERIFY reaches Python 2 code there. Ea
 environment from a random mix of Environment=, EnvironmentFile= (plain, optional, globs, systemd's
 file syntax at its edges), UnsetEnvironment=, PassEnvironment= and resets, in the unit file and in
 drop-ins across /etc, /run, /usr/local/lib and /usr/lib; an ExecStopPost= records the value
-systemd gave it."""
+systemd gave it. Some units are masked (a link to /dev/null or an empty file in /etc, over a unit
+file in /usr/lib), some have an alias (a link under another name) with drop-ins of its own, and the
+seed picks one system.conf.d ``DefaultEnvironment=`` (or none) for the whole manager."""
 
 import json
 import os
@@ -40,6 +42,7 @@ EXECS = {'/usr/bin/python2.7 %s' % SLEEP: True, '/usr/bin/env python2 %s' % SLEE
          '/opt/pep493-diff/py2script': True, '/opt/pep493-diff/py3script': False,
          'python2.7 %s' % SLEEP: True, '-/usr/bin/python2.7 %s' % SLEEP: True,
          '@/usr/bin/python2.7 renamed %s' % SLEEP: True}
+DEFAULTS = [None, 'PYTHONHTTPSVERIFY=0', 'PYTHONHTTPSVERIFY=1', 'A=1 "PYTHONHTTPSVERIFY=0"', 'PYTHONHTTPSVERIFY=']
 DIRS = ['/etc/systemd/system', '/run/systemd/system', '/usr/lib/systemd/system', '/usr/local/lib/systemd/system']
 RECORD = "ExecStopPost=/bin/sh -c 'printf \"%%s\" \"$${PYTHONHTTPSVERIFY-__unset__}\" > /run/pep493-differential/%n.value'"
 
@@ -51,6 +54,7 @@ class Tree(object):
                       '/opt/pep493-diff/py2script': '#!/usr/bin/python2\nimport time\ntime.sleep(100000)\n',
                       '/opt/pep493-diff/py3script': '#!/usr/bin/python3\nimport time\ntime.sleep(100000)\n'}
         self.count = 0
+        self.links = {}         # path -> link target
 
     def env_file(self, path=None):
         self.count += 1
@@ -86,26 +90,55 @@ def main(seed, count, work):
     tree = Tree(rng)
     units = {}
     execs = sorted(EXECS)
+    default = rng.choice(DEFAULTS)
+    if default is not None:
+        tree.files['/etc/systemd/system.conf.d/pep493-diff.conf'] = '[Manager]\nDefaultEnvironment=%s\n' % default
     for index in range(count):
         template = rng.random() < 0.1
         name = 'pep493-diff-%03d%s.service' % (index, '@' if template else '')
         unit = name.replace('@', '@%s' % rng.choice(['0', '1', 'x'])) if template else name
         command = rng.choice(execs)
+        masked = rng.random() < 0.06
+        alias = None if template or masked or rng.random() >= 0.1 else 'pep493-diff-alias-%03d.service' % index
         body = ['[Unit]', 'Description=differential check %d' % index, '[Service]'] + tree.section()
-        tree.files['%s/%s' % (rng.choice(DIRS), name)] = '\n'.join(body + ['ExecStart=' + command, RECORD]) + '\n'
+        # a masked unit's file is in /usr/lib, under the mask in /etc
+        folder = '/usr/lib/systemd/system' if masked else rng.choice(DIRS)
+        fragment = '%s/%s' % (folder, name)
+        tree.files[fragment] = '\n'.join(body + ['ExecStart=' + command, RECORD]) + '\n'
+        if masked:
+            path = '/etc/systemd/system/%s' % unit
+            if rng.random() < 0.7:
+                tree.links[path] = '/dev/null'
+            else:
+                tree.files[path] = ''
+        if alias:
+            tree.links['%s/%s' % (rng.choice(DIRS), alias)] = fragment
         for dummy in range(rng.randint(0, 3)):
             owner = unit if template and rng.random() < 0.5 else name
+            if alias and rng.random() < 0.4:
+                owner = alias
             conf = rng.choice(['10-a.conf', '20-b.conf', '50-c.conf', 'override.conf'])
             tree.files['%s/%s.d/%s' % (rng.choice(DIRS), owner, conf)] = '\n'.join(['[Service]'] + tree.section()) + '\n'
-        units[unit] = dict(exec_start=command, effective=EXECS[command])
+        units[unit] = dict(exec_start=command, effective=EXECS[command] and not masked, masked=masked,
+                           alias=alias)
     for path, text in tree.files.items():
         full = out + path
         if not os.path.isdir(os.path.dirname(full)):
             os.makedirs(os.path.dirname(full))
         with open(full, 'w') as handle:
             handle.write(text)
+    for path, target in tree.links.items():
+        full = out + path
+        if not os.path.isdir(os.path.dirname(full)):
+            os.makedirs(os.path.dirname(full))
+        if os.path.lexists(full):       # two picks for one path: the later one wins, as in a real tree
+            os.remove(full)
+        os.symlink(target, full)
     with open(os.path.join(work, 'units.json'), 'w') as handle:
         json.dump(units, handle, indent=1, sort_keys=True)
+    print('differential: DefaultEnvironment=%s, %d masked, %d aliased'
+          % (default if default is not None else '(none)', sum(u['masked'] for u in units.values()),
+             sum(bool(u['alias']) for u in units.values())))
 
 
 if __name__ == '__main__':

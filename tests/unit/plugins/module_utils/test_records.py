@@ -145,6 +145,15 @@ def test_an_alias_is_one_service_and_a_not_found_unit_only_by_its_own_folder(tmp
     assert found['real.service']['value'] == '1'
 
 
+def test_a_not_found_units_own_folder_counts_also_when_it_is_a_link(tmp_path):
+    write(tmp_path, '/opt/conf/ghost.d/zz-pep493-https.conf', ours())
+    os.makedirs(os.path.join(str(tmp_path), ETC.lstrip('/')))
+    os.symlink('/opt/conf/ghost.d', os.path.join(str(tmp_path), ETC.lstrip('/'), 'ghost.service.d'))
+    found = scan(host(tmp_path, {}))
+    assert sorted(found) == ['ghost.service']
+    assert found['ghost.service']['dropin_paths'] == ['/opt/conf/ghost.d/zz-pep493-https.conf']
+
+
 def test_needs_daemon_reload_from_file_times(tmp_path):
     write(tmp_path, LIB + '/legacy.service', PY2)
     write(tmp_path, ETC + '/legacy.service.d/zz-pep493-https.conf', ours())

@@ -50,7 +50,23 @@ def test_lib_and_usr_lib_are_one_folder_when_linked(tmp_path):
     link(tmp_path, '/lib', 'usr/lib')
     loaded = tree(tmp_path).load('app.service')
     assert loaded.fragment == '/lib/systemd/system/app.service'
-    assert loaded.dropins == ['/lib/systemd/system/app.service.d/10-a.conf']
+    # unit_file_add_dir() keeps a drop-in folder as chase_symlinks() resolves it (systemd 247 shows
+    # DropInPaths=/usr/lib/... with FragmentPath=/lib/... on a merged /usr)
+    assert loaded.dropins == [LIB + '/app.service.d/10-a.conf']
+
+
+def test_a_dropin_folder_is_named_by_where_its_links_lead_and_a_dropin_file_by_its_own_path(tmp_path):
+    write(tmp_path, LIB + '/app.service', UNIT)
+    write(tmp_path, '/opt/conf/app.d/10-a.conf', b'[Service]\nEnvironment=A=1\n')
+    link(tmp_path, ETC + '/app.service.d', '/opt/conf/app.d')
+    write(tmp_path, LIB + '/app.service.d/20-b.conf', b'[Service]\nEnvironment=B=1\n')
+    write(tmp_path, '/opt/sub/30-c.conf', b'[Service]\nEnvironment=C=1\n')
+    link(tmp_path, LIB + '/app.service.d/30-c.conf', '/opt/sub/30-c.conf')
+    loaded = tree(tmp_path).load('app.service')
+    assert loaded.dropins == ['/opt/conf/app.d/10-a.conf', LIB + '/app.service.d/20-b.conf',
+                              LIB + '/app.service.d/30-c.conf']
+    assert [kind for dummy, kind, dummy in loaded.files] == ['unit', 'dropin', 'dropin', 'dropin']
+    assert loaded.files[3][2] == b'[Service]\nEnvironment=C=1\n'
 
 
 def test_an_alias_loads_its_target_with_the_dropins_of_both_names(tmp_path):
