@@ -11,7 +11,12 @@ file syntax at its edges), UnsetEnvironment=, PassEnvironment= and resets, in th
 drop-ins across /etc, /run, /usr/local/lib and /usr/lib; an ExecStopPost= records the value
 systemd gave it. Some units are masked (a link to /dev/null or an empty file in /etc, over a unit
 file in /usr/lib), some have an alias (a link under another name) with drop-ins of its own, and the
-seed picks one system.conf.d ``DefaultEnvironment=`` (or none) for the whole manager."""
+seed picks one system.conf.d ``DefaultEnvironment=`` (or none) for the whole manager.
+
+About a third of the units then change while they run: WORK/changes holds the files added or
+rewritten (a drop-in of their own, an environment file) and WORK/removed.txt the drop-ins removed;
+the run applies them, reloads systemd, and asks whether a restart would change what each process
+has (``pending_restart``) before it restarts them all to see."""
 
 import json
 import os
@@ -55,10 +60,12 @@ class Tree(object):
                       '/opt/pep493-diff/py3script': '#!/usr/bin/python3\nimport time\ntime.sleep(100000)\n'}
         self.count = 0
         self.links = {}         # path -> link target
+        self.made = []          # every environment file, in the order made
 
     def env_file(self, path=None):
         self.count += 1
         path = path or '/etc/pep493-diff/f%04d.env' % self.count
+        self.made.append(path)
         lines = [self.rng.choice(FILE_LINES) for dummy in range(self.rng.randint(1, 3))]
         self.files[path] = '\n'.join(lines) + ('\n' if self.rng.random() < 0.8 else '')
         return path
@@ -100,6 +107,7 @@ def main(seed, count, work):
         command = rng.choice(execs)
         masked = rng.random() < 0.06
         alias = None if template or masked or rng.random() >= 0.1 else 'pep493-diff-alias-%03d.service' % index
+        made = len(tree.made)
         body = ['[Unit]', 'Description=differential check %d' % index, '[Service]'] + tree.section()
         # a masked unit's file is in /usr/lib, under the mask in /etc
         folder = '/usr/lib/systemd/system' if masked else rng.choice(DIRS)
@@ -113,32 +121,76 @@ def main(seed, count, work):
                 tree.files[path] = ''
         if alias:
             tree.links['%s/%s' % (rng.choice(DIRS), alias)] = fragment
+        dropins = []
         for dummy in range(rng.randint(0, 3)):
             owner = unit if template and rng.random() < 0.5 else name
             if alias and rng.random() < 0.4:
                 owner = alias
             conf = rng.choice(['10-a.conf', '20-b.conf', '50-c.conf', 'override.conf'])
-            tree.files['%s/%s.d/%s' % (rng.choice(DIRS), owner, conf)] = '\n'.join(['[Service]'] + tree.section()) + '\n'
+            text = '\n'.join(['[Service]'] + tree.section()) + '\n'     # first, as the seeds' trees were made
+            path = '%s/%s.d/%s' % (rng.choice(DIRS), owner, conf)
+            tree.files[path] = text
+            dropins.append(path)
         units[unit] = dict(exec_start=command, effective=EXECS[command] and not masked, masked=masked,
-                           alias=alias)
-    for path, text in tree.files.items():
+                           alias=alias, dropins=sorted(set(dropins)), env_files=tree.made[made:])
+    before = dict(tree.files)
+    changes, removed = change_some(rng, tree, units)
+    changed = dict((path, text) for path, text in tree.files.items() if before.get(path) != text)
+    write_tree(out, before, tree.links)
+    write_tree(os.path.join(work, 'changes'), changed, {})
+    with open(os.path.join(work, 'removed.txt'), 'w') as handle:
+        handle.write(''.join(path + '\n' for path in removed))
+    for unit in units.values():
+        del unit['dropins'], unit['env_files']
+    with open(os.path.join(work, 'units.json'), 'w') as handle:
+        json.dump(units, handle, indent=1, sort_keys=True)
+    print('differential: DefaultEnvironment=%s, %d masked, %d aliased, %d changed while running (%s)'
+          % (default if default is not None else '(none)', sum(u['masked'] for u in units.values()),
+             sum(bool(u['alias']) for u in units.values()), len(changes),
+             ', '.join('%d %s' % (sum(1 for kind in changes.values() if kind == wanted), wanted)
+                       for wanted in sorted(set(changes.values())))))
+
+
+def change_some(rng, tree, units):
+    """Change about a third of the units' configuration after they started (a drop-in added or
+    removed, an environment file rewritten): {unit: what changed}, [removed paths]. The files
+    changed are the ones that differ in ``tree.files`` afterwards."""
+    changes, removed = {}, []
+    for unit in sorted(units):
+        info = units[unit]
+        if info['masked'] or rng.random() >= 0.35:
+            continue
+        kinds = ['dropin-added'] + (['dropin-removed'] if info['dropins'] else []) + (
+            ['envfile-rewritten'] if info['env_files'] else [])
+        kind = rng.choice(kinds)
+        if kind == 'dropin-added':
+            tree.files['/etc/systemd/system/%s.d/90-changed.conf' % unit] = '\n'.join(
+                ['[Service]'] + tree.section() + [rng.choice(ENV_LINES + OTHER_LINES)]) + '\n'
+        elif kind == 'dropin-removed':
+            path = rng.choice(info['dropins'])
+            removed.append(path)
+            del tree.files[path]
+        else:
+            tree.env_file(rng.choice(info['env_files']))
+        changes[unit] = kind
+        info['changed'] = kind
+    return changes, removed
+
+
+def write_tree(out, files, links):
+    for path, text in files.items():
         full = out + path
         if not os.path.isdir(os.path.dirname(full)):
             os.makedirs(os.path.dirname(full))
         with open(full, 'w') as handle:
             handle.write(text)
-    for path, target in tree.links.items():
+    for path, target in links.items():
         full = out + path
         if not os.path.isdir(os.path.dirname(full)):
             os.makedirs(os.path.dirname(full))
         if os.path.lexists(full):       # two picks for one path: the later one wins, as in a real tree
             os.remove(full)
         os.symlink(target, full)
-    with open(os.path.join(work, 'units.json'), 'w') as handle:
-        json.dump(units, handle, indent=1, sort_keys=True)
-    print('differential: DefaultEnvironment=%s, %d masked, %d aliased'
-          % (default if default is not None else '(none)', sum(u['masked'] for u in units.values()),
-             sum(bool(u['alias']) for u in units.values())))
 
 
 if __name__ == '__main__':
