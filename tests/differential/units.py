@@ -11,7 +11,8 @@ file syntax at its edges), UnsetEnvironment=, PassEnvironment= and resets, in th
 drop-ins across /etc, /run, /usr/local/lib and /usr/lib; an ExecStopPost= records the value
 systemd gave it. Some units are masked (a link to /dev/null or an empty file in /etc, over a unit
 file in /usr/lib), some have an alias (a link under another name) with drop-ins of its own, and the
-seed picks one system.conf.d ``DefaultEnvironment=`` (or none) for the whole manager.
+seed picks one system.conf.d ``DefaultEnvironment=`` (or none) for the whole manager and the
+variable in PID 1's own environment (WORK/pid1.env, what ``PassEnvironment=`` passes).
 
 About a third of the units then change while they run: WORK/changes holds the files added or
 rewritten (a drop-in of their own, an environment file) and WORK/removed.txt the drop-ins removed;
@@ -135,17 +136,22 @@ def main(seed, count, work):
                            alias=alias, dropins=sorted(set(dropins)), env_files=tree.made[made:])
     before = dict(tree.files)
     changes, removed = change_some(rng, tree, units)
+    # PID 1's own environment (what PassEnvironment= passes): the container's -e, or nothing
+    pid1 = rng.choice([None, '0', '1', ''])
     changed = dict((path, text) for path, text in tree.files.items() if before.get(path) != text)
     write_tree(out, before, tree.links)
     write_tree(os.path.join(work, 'changes'), changed, {})
+    with open(os.path.join(work, 'pid1.env'), 'w') as handle:
+        handle.write('' if pid1 is None else 'PYTHONHTTPSVERIFY=%s\n' % pid1)
     with open(os.path.join(work, 'removed.txt'), 'w') as handle:
         handle.write(''.join(path + '\n' for path in removed))
     for unit in units.values():
         del unit['dropins'], unit['env_files']
     with open(os.path.join(work, 'units.json'), 'w') as handle:
         json.dump(units, handle, indent=1, sort_keys=True)
-    print('differential: DefaultEnvironment=%s, %d masked, %d aliased, %d changed while running (%s)'
-          % (default if default is not None else '(none)', sum(u['masked'] for u in units.values()),
+    print('differential: PID 1 has %s, DefaultEnvironment=%s, %d masked, %d aliased, %d changed while running (%s)'
+          % ('no PYTHONHTTPSVERIFY' if pid1 is None else 'PYTHONHTTPSVERIFY=%s' % pid1,
+             default if default is not None else '(none)', sum(u['masked'] for u in units.values()),
              sum(bool(u['alias']) for u in units.values()), len(changes),
              ', '.join('%d %s' % (sum(1 for kind in changes.values() if kind == wanted), wanted)
                        for wanted in sorted(set(changes.values())))))
