@@ -149,6 +149,11 @@ def main(seed, count, work):
         del unit['dropins'], unit['env_files']
     with open(os.path.join(work, 'units.json'), 'w') as handle:
         json.dump(units, handle, indent=1, sort_keys=True)
+    # the names for the run script: every unit, and those it can start (a masked unit cannot be)
+    with open(os.path.join(work, 'units.txt'), 'w') as handle:
+        handle.write(''.join(name + '\n' for name in sorted(units)))
+    with open(os.path.join(work, 'startable.txt'), 'w') as handle:
+        handle.write(''.join(name + '\n' for name in sorted(units) if not units[name]['masked']))
     print('differential: PID 1 has %s, DefaultEnvironment=%s, %d masked, %d aliased, %d changed while running (%s)'
           % ('no PYTHONHTTPSVERIFY' if pid1 is None else 'PYTHONHTTPSVERIFY=%s' % pid1,
              default if default is not None else '(none)', sum(u['masked'] for u in units.values()),
