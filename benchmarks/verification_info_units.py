@@ -112,7 +112,7 @@ def payload(folder):
     with open(os.path.join(folder, 'setup.sh'), 'w') as handle:
         handle.write(SETUP)
     sys.path.insert(0, os.path.join(folder, 'payload'))
-    from ansible_collections.pep493.https.plugins.module_utils import dropin
+    from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
     with open(os.path.join(folder, 'dropin.conf'), 'wb') as handle:
         handle.write(dropin.render_dropin(False, 'benchmark', datetime.date.today() + datetime.timedelta(days=30)))
 

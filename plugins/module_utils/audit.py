@@ -11,8 +11,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.pep493.https.plugins.module_utils import cfg
-from ansible_collections.pep493.https.plugins.module_utils import dropin
+from ansible_collections.pep493.https.plugins.module_utils._syntax import cfg
+from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
 from ansible_collections.pep493.https.plugins.module_utils import hostfiles
 from ansible_collections.pep493.https.plugins.module_utils import hostmodel
 from ansible_collections.pep493.https.plugins.module_utils import hostwide
@@ -20,7 +20,7 @@ from ansible_collections.pep493.https.plugins.module_utils import plan
 from ansible_collections.pep493.https.plugins.module_utils import records
 from ansible_collections.pep493.https.plugins.module_utils import report
 from ansible_collections.pep493.https.plugins.module_utils import runtime as runtimes
-from ansible_collections.pep493.https.plugins.module_utils import systemd
+from ansible_collections.pep493.https.plugins.module_utils._syntax import systemd
 
 
 def ask_systemd(run, systemctl, busctl, scan_errors, proc=None):

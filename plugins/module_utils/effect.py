@@ -29,7 +29,7 @@ import posixpath
 import re
 
 from ansible_collections.pep493.https.plugins.module_utils import hostfiles
-from ansible_collections.pep493.https.plugins.module_utils import systemd
+from ansible_collections.pep493.https.plugins.module_utils._syntax import systemd
 
 VARIABLE = 'PYTHONHTTPSVERIFY'
 # the fixed search path systemd 247 uses for a program named without a folder

@@ -15,11 +15,11 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.pep493.https.plugins.module_utils import effect as effects
-from ansible_collections.pep493.https.plugins.module_utils import envfile
+from ansible_collections.pep493.https.plugins.module_utils._syntax import envfile
 from ansible_collections.pep493.https.plugins.module_utils import hostwide
 from ansible_collections.pep493.https.plugins.module_utils import runtime as runtimes
 from ansible_collections.pep493.https.plugins.module_utils import service_env
-from ansible_collections.pep493.https.plugins.module_utils import systemd
+from ansible_collections.pep493.https.plugins.module_utils._syntax import systemd
 from ansible_collections.pep493.https.plugins.module_utils import units
 
 VARIABLE = envfile.VARIABLE

@@ -20,7 +20,7 @@ import errno
 import os
 import stat
 
-from ansible_collections.pep493.https.plugins.module_utils import quoting
+from ansible_collections.pep493.https.plugins.module_utils._syntax import quoting
 
 MAX_LINKS = 40          # the kernel's MAXSYMLINKS
 DEV_NULL = '/dev/null'

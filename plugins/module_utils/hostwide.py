@@ -13,10 +13,10 @@ import grp
 import pwd
 import stat
 
-from ansible_collections.pep493.https.plugins.module_utils import cfg
-from ansible_collections.pep493.https.plugins.module_utils import envfile
+from ansible_collections.pep493.https.plugins.module_utils._syntax import cfg
+from ansible_collections.pep493.https.plugins.module_utils._syntax import envfile
 from ansible_collections.pep493.https.plugins.module_utils import hostfiles
-from ansible_collections.pep493.https.plugins.module_utils import systemd
+from ansible_collections.pep493.https.plugins.module_utils._syntax import systemd
 
 VARIABLE = envfile.VARIABLE
 SYSTEM_CONF = '/etc/systemd/system.conf'

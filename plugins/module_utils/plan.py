@@ -16,8 +16,8 @@ __metaclass__ = type
 import os
 import stat
 
-from ansible_collections.pep493.https.plugins.module_utils import cfg
-from ansible_collections.pep493.https.plugins.module_utils import dropin
+from ansible_collections.pep493.https.plugins.module_utils._syntax import cfg
+from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
 from ansible_collections.pep493.https.plugins.module_utils import hostfiles
 
 DROPIN_MODE = 0o644

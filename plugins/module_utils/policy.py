@@ -24,8 +24,8 @@ import posixpath
 import time
 
 from ansible.module_utils.common.validation import check_type_bool, check_type_str
-from ansible_collections.pep493.https.plugins.module_utils import cfg
-from ansible_collections.pep493.https.plugins.module_utils import dropin
+from ansible_collections.pep493.https.plugins.module_utils._syntax import cfg
+from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
 
 # Compliance states, best first: the report shows them in this order.
 STATES = ('compliant', 'compliant_with_exceptions', 'pending_restart', 'non_compliant', 'unreachable')

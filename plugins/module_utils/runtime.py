@@ -22,8 +22,8 @@ import errno
 import json
 import os
 
-from ansible_collections.pep493.https.plugins.module_utils import envfile
-from ansible_collections.pep493.https.plugins.module_utils import systemd
+from ansible_collections.pep493.https.plugins.module_utils._syntax import envfile
+from ansible_collections.pep493.https.plugins.module_utils._syntax import systemd
 
 VARIABLE = envfile.VARIABLE
 PROC = '/proc'

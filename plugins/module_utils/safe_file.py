@@ -24,7 +24,7 @@ import tempfile
 import time
 
 from ansible_collections.pep493.https.plugins.module_utils import hostfiles
-from ansible_collections.pep493.https.plugins.module_utils import quoting
+from ansible_collections.pep493.https.plugins.module_utils._syntax import quoting
 
 
 # One error type for every file problem: resolving (hostfiles) and writing (here).

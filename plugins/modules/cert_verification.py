@@ -274,7 +274,7 @@ import socket
 import stat
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.pep493.https.plugins.module_utils import cfg
+from ansible_collections.pep493.https.plugins.module_utils._syntax import cfg
 from ansible_collections.pep493.https.plugins.module_utils import history
 from ansible_collections.pep493.https.plugins.module_utils import hostfiles
 from ansible_collections.pep493.https.plugins.module_utils import plan

@@ -311,7 +311,7 @@ import time
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.pep493.https.plugins.module_utils import audit
-from ansible_collections.pep493.https.plugins.module_utils import dropin
+from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
 from ansible_collections.pep493.https.plugins.module_utils import endpoints as eps
 from ansible_collections.pep493.https.plugins.module_utils import forecast
 from ansible_collections.pep493.https.plugins.module_utils import hostfiles

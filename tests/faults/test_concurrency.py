@@ -10,7 +10,8 @@ import random
 import pytest
 
 import harness
-from ansible_collections.pep493.https.plugins.module_utils import cfg, dropin
+from ansible_collections.pep493.https.plugins.module_utils._syntax import cfg
+from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
 
 RUNS = 20
 CFG = '/etc/python/cert-verification.cfg'

@@ -17,7 +17,8 @@ import threading
 import time
 
 import harness
-from ansible_collections.pep493.https.plugins.module_utils import cfg, dropin
+from ansible_collections.pep493.https.plugins.module_utils._syntax import cfg
+from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
 
 KILLS = 200
 LANES = 2

@@ -13,7 +13,8 @@ import pytest
 
 from ansible.errors import AnsibleFilterError
 from ansible_collections.pep493.https.plugins.filter import forecast
-from ansible_collections.pep493.https.plugins.module_utils import dropin, policy
+from ansible_collections.pep493.https.plugins.module_utils import policy
+from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
 
 DAY = datetime.date(2026, 6, 1)
 PLAN = policy.plan_policy('enable', [dict(name='ambari-agent', verify=False, reason='CHG-1: vendor CA',

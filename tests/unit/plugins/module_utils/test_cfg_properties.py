@@ -22,7 +22,7 @@ import sys
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from ansible_collections.pep493.https.plugins.module_utils import cfg
+from ansible_collections.pep493.https.plugins.module_utils._syntax import cfg
 
 ORACLE_FUNCTION = r'''
 import io

@@ -14,7 +14,7 @@ import posixpath
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from ansible_collections.pep493.https.plugins.module_utils import dropin
+from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
 
 VALID_NAMES = [
     ('legacy-app', 'legacy-app.service'),

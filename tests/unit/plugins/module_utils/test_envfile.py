@@ -11,7 +11,7 @@ __metaclass__ = type
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from ansible_collections.pep493.https.plugins.module_utils import envfile
+from ansible_collections.pep493.https.plugins.module_utils._syntax import envfile
 
 
 def values(data):

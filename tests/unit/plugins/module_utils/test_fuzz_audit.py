@@ -16,7 +16,8 @@ import tempfile
 
 from hypothesis import given, strategies as st
 
-from ansible_collections.pep493.https.plugins.module_utils import envfile, hostfiles, hostmodel, records
+from ansible_collections.pep493.https.plugins.module_utils import hostfiles, hostmodel, records
+from ansible_collections.pep493.https.plugins.module_utils._syntax import envfile
 from ansible_collections.pep493.https.tests.unit.fuzz import FUZZ
 from ansible_collections.pep493.https.tests.unit.tree import write
 

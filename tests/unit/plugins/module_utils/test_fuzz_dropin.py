@@ -15,7 +15,7 @@ import re
 
 from hypothesis import given, strategies as st
 
-from ansible_collections.pep493.https.plugins.module_utils import dropin
+from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
 from ansible_collections.pep493.https.tests.unit.fuzz import FUZZ
 
 

@@ -12,7 +12,7 @@ __metaclass__ = type
 
 from hypothesis import example, given, strategies as st
 
-from ansible_collections.pep493.https.plugins.module_utils import systemd
+from ansible_collections.pep493.https.plugins.module_utils._syntax import systemd
 from ansible_collections.pep493.https.tests.unit.fuzz import FUZZ
 
 KEYS = ['Id', 'LoadState', 'ActiveState', 'Environment', 'MainPID']

@@ -13,7 +13,9 @@ import os
 
 import pytest
 
-from ansible_collections.pep493.https.plugins.module_utils import audit, cfg, dropin, hostfiles, plan
+from ansible_collections.pep493.https.plugins.module_utils import audit, hostfiles, plan
+from ansible_collections.pep493.https.plugins.module_utils._syntax import cfg
+from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
 from ansible_collections.pep493.https.tests.unit.tree import snapshot, write
 
 UNIT_DIR = '/etc/systemd/system'

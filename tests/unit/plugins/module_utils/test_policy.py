@@ -12,7 +12,7 @@ import datetime
 import pytest
 from hypothesis import given, strategies as st
 
-from ansible_collections.pep493.https.plugins.module_utils import dropin
+from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
 from ansible_collections.pep493.https.plugins.module_utils import policy
 from ansible_collections.pep493.https.plugins.module_utils import plan
 from ansible_collections.pep493.https.tests.unit.fuzz import FUZZ

@@ -12,7 +12,8 @@ import datetime
 import os
 import tempfile
 
-from ansible_collections.pep493.https.plugins.module_utils import dropin, hostfiles, hostmodel, records, runtime
+from ansible_collections.pep493.https.plugins.module_utils import hostfiles, hostmodel, records, runtime
+from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
 from ansible_collections.pep493.https.tests.unit.tree import fake_proc, write
 
 TODAY = datetime.date(2026, 6, 1)

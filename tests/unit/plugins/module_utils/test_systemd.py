@@ -9,7 +9,7 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.pep493.https.plugins.module_utils import systemd
+from ansible_collections.pep493.https.plugins.module_utils._syntax import systemd
 
 
 # --- unit files: config_parse() -------------------------------------------------------------------

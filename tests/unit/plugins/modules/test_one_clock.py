@@ -16,7 +16,8 @@ import time
 
 import pytest
 
-from ansible_collections.pep493.https.plugins.module_utils import dropin, policy
+from ansible_collections.pep493.https.plugins.module_utils import policy
+from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
 from ansible_collections.pep493.https.plugins.modules import service_verification, verification_info
 from ansible_collections.pep493.https.tests.unit.tree import write
 

@@ -13,7 +13,7 @@ import pytest
 
 from ansible_collections.pep493.https.plugins.modules import cert_verification, service_verification
 from ansible_collections.pep493.https.plugins.modules import verification_info
-from ansible_collections.pep493.https.plugins.module_utils import dropin
+from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
 from ansible_collections.pep493.https.plugins.module_utils import policy as rules
 from ansible_collections.pep493.https.tests.unit.tree import snapshot, write
 

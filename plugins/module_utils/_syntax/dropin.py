@@ -15,8 +15,8 @@ __metaclass__ = type
 import datetime
 import re
 
-from ansible_collections.pep493.https.plugins.module_utils import systemd
-from ansible_collections.pep493.https.plugins.module_utils.quoting import show  # noqa: F401 - dropin.show
+from ansible_collections.pep493.https.plugins.module_utils._syntax import systemd
+from ansible_collections.pep493.https.plugins.module_utils._syntax.quoting import show  # noqa: F401 - dropin.show
 
 MARKER = '# Managed by pep493.https.service_verification; edits here are overwritten.'
 

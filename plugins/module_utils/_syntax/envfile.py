@@ -16,7 +16,7 @@ __metaclass__ = type
 
 import re
 
-from ansible_collections.pep493.https.plugins.module_utils import systemd
+from ansible_collections.pep493.https.plugins.module_utils._syntax import systemd
 
 VARIABLE = 'PYTHONHTTPSVERIFY'
 # systemd 247 refuses environment files larger than this (READ_FULL_BYTES_MAX); 252 and later

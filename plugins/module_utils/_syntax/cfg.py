@@ -20,7 +20,7 @@ __metaclass__ = type
 
 import re
 
-from ansible_collections.pep493.https.plugins.module_utils import quoting
+from ansible_collections.pep493.https.plugins.module_utils._syntax import quoting
 
 SECTION = b'https'
 OPTION = b'verify'
