@@ -13,13 +13,13 @@ __metaclass__ = type
 
 from ansible_collections.pep493.https.plugins.module_utils._syntax import cfg
 from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
-from ansible_collections.pep493.https.plugins.module_utils import hostfiles
-from ansible_collections.pep493.https.plugins.module_utils import hostmodel
-from ansible_collections.pep493.https.plugins.module_utils import hostwide
+from ansible_collections.pep493.https.plugins.module_utils._host import files as hostfiles
+from ansible_collections.pep493.https.plugins.module_utils._host import model as hostmodel
+from ansible_collections.pep493.https.plugins.module_utils._host import global_settings as hostwide
 from ansible_collections.pep493.https.plugins.module_utils import plan
 from ansible_collections.pep493.https.plugins.module_utils import records
 from ansible_collections.pep493.https.plugins.module_utils import report
-from ansible_collections.pep493.https.plugins.module_utils import runtime as runtimes
+from ansible_collections.pep493.https.plugins.module_utils._host import runtime as runtimes
 from ansible_collections.pep493.https.plugins.module_utils._syntax import systemd
 
 

@@ -17,10 +17,10 @@ __metaclass__ = type
 import os
 import posixpath
 
-from ansible_collections.pep493.https.plugins.module_utils import effect as effects
+from ansible_collections.pep493.https.plugins.module_utils._host import effect as effects
 from ansible_collections.pep493.https.plugins.module_utils import endpoints as eps
 from ansible_collections.pep493.https.plugins.module_utils import records
-from ansible_collections.pep493.https.plugins.module_utils import service_env
+from ansible_collections.pep493.https.plugins.module_utils._host import environment as service_env
 from ansible_collections.pep493.https.plugins.module_utils import tlsprobe
 
 WOULD_BREAK = 'would_break'

@@ -28,7 +28,7 @@ import stat
 import time
 
 from ansible_collections.pep493.https.plugins.module_utils._syntax import cfg
-from ansible_collections.pep493.https.plugins.module_utils import hostfiles
+from ansible_collections.pep493.https.plugins.module_utils._host import files as hostfiles
 from ansible_collections.pep493.https.plugins.module_utils import safe_file
 
 RECORD_SUFFIX = '.pep493-original'

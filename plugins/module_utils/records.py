@@ -9,9 +9,9 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
-from ansible_collections.pep493.https.plugins.module_utils import hostwide
+from ansible_collections.pep493.https.plugins.module_utils._host import global_settings as hostwide
 from ansible_collections.pep493.https.plugins.module_utils._syntax import systemd
-from ansible_collections.pep493.https.plugins.module_utils import units
+from ansible_collections.pep493.https.plugins.module_utils._host import units
 
 VARIABLE = 'PYTHONHTTPSVERIFY'
 _MARKER = dropin.MARKER.encode('ascii')

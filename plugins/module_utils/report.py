@@ -9,8 +9,8 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
-from ansible_collections.pep493.https.plugins.module_utils import effect as effects
-from ansible_collections.pep493.https.plugins.module_utils import hostwide
+from ansible_collections.pep493.https.plugins.module_utils._host import effect as effects
+from ansible_collections.pep493.https.plugins.module_utils._host import global_settings as hostwide
 
 _OWN_SOURCES = ('unit', 'dropin', 'environment_file', 'pass_environment')
 _WHY_NOT = {

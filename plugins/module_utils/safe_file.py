@@ -23,7 +23,7 @@ import sys
 import tempfile
 import time
 
-from ansible_collections.pep493.https.plugins.module_utils import hostfiles
+from ansible_collections.pep493.https.plugins.module_utils._host import files as hostfiles
 from ansible_collections.pep493.https.plugins.module_utils._syntax import quoting
 
 

@@ -12,15 +12,15 @@ __metaclass__ = type
 import os
 
 from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
-from ansible_collections.pep493.https.plugins.module_utils import effect as effects
-from ansible_collections.pep493.https.plugins.module_utils import hostfiles
-from ansible_collections.pep493.https.plugins.module_utils import hostmodel
+from ansible_collections.pep493.https.plugins.module_utils._host import effect as effects
+from ansible_collections.pep493.https.plugins.module_utils._host import files as hostfiles
+from ansible_collections.pep493.https.plugins.module_utils._host import model as hostmodel
 from ansible_collections.pep493.https.plugins.module_utils import plan
 from ansible_collections.pep493.https.plugins.module_utils import policy
-from ansible_collections.pep493.https.plugins.module_utils import runtime as runtimes
+from ansible_collections.pep493.https.plugins.module_utils._host import runtime as runtimes
 from ansible_collections.pep493.https.plugins.module_utils import safe_file
 from ansible_collections.pep493.https.plugins.module_utils._syntax import systemd
-from ansible_collections.pep493.https.plugins.module_utils import units
+from ansible_collections.pep493.https.plugins.module_utils._host import units
 
 VARIABLE = dropin.VARIABLE
 

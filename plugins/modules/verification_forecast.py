@@ -314,9 +314,9 @@ from ansible_collections.pep493.https.plugins.module_utils import audit
 from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
 from ansible_collections.pep493.https.plugins.module_utils import endpoints as eps
 from ansible_collections.pep493.https.plugins.module_utils import forecast
-from ansible_collections.pep493.https.plugins.module_utils import hostfiles
-from ansible_collections.pep493.https.plugins.module_utils import hostmodel
-from ansible_collections.pep493.https.plugins.module_utils import runtime as runtimes
+from ansible_collections.pep493.https.plugins.module_utils._host import files as hostfiles
+from ansible_collections.pep493.https.plugins.module_utils._host import model as hostmodel
+from ansible_collections.pep493.https.plugins.module_utils._host import runtime as runtimes
 
 HOST_INTERPRETERS = ('/usr/bin/python2.7', '/usr/bin/python2', '/usr/local/bin/python2.7', '/usr/bin/python')
 

@@ -601,12 +601,12 @@ import traceback
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.pep493.https.plugins.module_utils import audit
-from ansible_collections.pep493.https.plugins.module_utils import hostpath
+from ansible_collections.pep493.https.plugins.module_utils._host import paths as hostpath
 from ansible_collections.pep493.https.plugins.module_utils._syntax import cfg
 from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
 from ansible_collections.pep493.https.plugins.module_utils import plan
 from ansible_collections.pep493.https.plugins.module_utils import policy
-from ansible_collections.pep493.https.plugins.module_utils import probe
+from ansible_collections.pep493.https.plugins.module_utils._host import interpreters as probe
 
 
 def argument_spec():

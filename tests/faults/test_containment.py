@@ -15,8 +15,8 @@ from hypothesis import given, strategies as st
 
 import fuzz_profiles
 import harness
-from ansible_collections.pep493.https.plugins.module_utils import hostfiles
-from ansible_collections.pep493.https.plugins.module_utils import hostpath
+from ansible_collections.pep493.https.plugins.module_utils._host import files as hostfiles
+from ansible_collections.pep493.https.plugins.module_utils._host import paths as hostpath
 
 CFG = ('etc', 'python', 'cert-verification.cfg')
 DROPIN = ('etc', 'systemd', 'system', 'legacy-app.service.d', 'zz-pep493-https.conf')

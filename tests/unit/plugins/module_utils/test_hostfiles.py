@@ -15,8 +15,8 @@ import threading
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from ansible_collections.pep493.https.plugins.module_utils import hostfiles
-from ansible_collections.pep493.https.plugins.module_utils.hostfiles import HostFileError, HostFiles
+from ansible_collections.pep493.https.plugins.module_utils._host import files as hostfiles
+from ansible_collections.pep493.https.plugins.module_utils._host.files import HostFileError, HostFiles
 from ansible_collections.pep493.https.tests.unit.tree import write
 
 

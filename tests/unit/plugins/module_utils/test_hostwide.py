@@ -9,7 +9,8 @@ __metaclass__ = type
 
 import os
 
-from ansible_collections.pep493.https.plugins.module_utils import hostfiles, hostwide
+from ansible_collections.pep493.https.plugins.module_utils._host import files as hostfiles
+from ansible_collections.pep493.https.plugins.module_utils._host import global_settings as hostwide
 from ansible_collections.pep493.https.tests.unit.tree import write
 
 CFG = '/etc/python/cert-verification.cfg'

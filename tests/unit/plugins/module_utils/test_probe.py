@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from ansible_collections.pep493.https.plugins.module_utils import probe
+from ansible_collections.pep493.https.plugins.module_utils._host import interpreters as probe
 
 KEYS = {'path', 'version', 'honours_env', 'reads_config', 'verifies_by_default', 'error'}
 

@@ -12,7 +12,10 @@ import datetime
 import os
 import tempfile
 
-from ansible_collections.pep493.https.plugins.module_utils import hostfiles, hostmodel, records, runtime
+from ansible_collections.pep493.https.plugins.module_utils import records
+from ansible_collections.pep493.https.plugins.module_utils._host import files as hostfiles
+from ansible_collections.pep493.https.plugins.module_utils._host import model as hostmodel
+from ansible_collections.pep493.https.plugins.module_utils._host import runtime
 from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
 from ansible_collections.pep493.https.tests.unit.tree import fake_proc, write
 

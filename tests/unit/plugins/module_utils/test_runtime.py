@@ -11,7 +11,8 @@ import os
 import subprocess
 import time
 
-from ansible_collections.pep493.https.plugins.module_utils import hostfiles, runtime
+from ansible_collections.pep493.https.plugins.module_utils._host import files as hostfiles
+from ansible_collections.pep493.https.plugins.module_utils._host import runtime
 from ansible_collections.pep493.https.tests.unit.tree import fake_proc, write
 
 # busctl --json=short get-property ... Environment UnitPath UnitsLoadStartTimestamp (systemd 247)

@@ -10,7 +10,8 @@ __metaclass__ = type
 
 import os
 
-from ansible_collections.pep493.https.plugins.module_utils import hostfiles, units
+from ansible_collections.pep493.https.plugins.module_utils._host import files as hostfiles
+from ansible_collections.pep493.https.plugins.module_utils._host import units
 from ansible_collections.pep493.https.tests.unit.tree import write
 
 ETC = '/etc/systemd/system'

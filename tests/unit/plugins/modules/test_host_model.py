@@ -243,7 +243,7 @@ def test_long_dropins_and_etc_environment_are_read_whole(run_module, tmp_path):
 
 
 def test_a_file_past_the_size_limit_is_reported_not_half_read(run_module, tmp_path):
-    from ansible_collections.pep493.https.plugins.module_utils import hostfiles
+    from ansible_collections.pep493.https.plugins.module_utils._host import files as hostfiles
     write(tmp_path, CFG, b'[https]\n' + b'#' * hostfiles.MAX_FILE_SIZE + b'\nverify=disable\n')
     result, units = audit(run_module, tmp_path)
     assert result['config']['verify'] is None and 'too large' in result['config']['error']

@@ -17,7 +17,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from ansible.module_utils import basic
 from ansible_collections.pep493.https.plugins.modules import service_verification
-from ansible_collections.pep493.https.plugins.module_utils import runtime, units
+from ansible_collections.pep493.https.plugins.module_utils._host import runtime
+from ansible_collections.pep493.https.plugins.module_utils._host import units
 from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
 from ansible_collections.pep493.https.tests.unit.tree import read as get, snapshot, write
 

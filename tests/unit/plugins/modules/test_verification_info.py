@@ -16,7 +16,8 @@ import yaml
 
 from ansible.module_utils import basic
 from ansible_collections.pep493.https.plugins.modules import verification_info
-from ansible_collections.pep493.https.plugins.module_utils import hostfiles, runtime
+from ansible_collections.pep493.https.plugins.module_utils._host import files as hostfiles
+from ansible_collections.pep493.https.plugins.module_utils._host import runtime
 from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
 from ansible_collections.pep493.https.tests.unit.tree import fake_proc, snapshot, write
 

@@ -28,7 +28,7 @@ __metaclass__ = type
 import posixpath
 import re
 
-from ansible_collections.pep493.https.plugins.module_utils import hostfiles
+from ansible_collections.pep493.https.plugins.module_utils._host import files as hostfiles
 from ansible_collections.pep493.https.plugins.module_utils._syntax import systemd
 
 VARIABLE = 'PYTHONHTTPSVERIFY'

@@ -21,8 +21,8 @@ import errno
 import os
 import stat
 
-from ansible_collections.pep493.https.plugins.module_utils import hostglob
-from ansible_collections.pep493.https.plugins.module_utils.hostpath import DEV_NULL, HostFileError, HostPaths
+from ansible_collections.pep493.https.plugins.module_utils._host import fileglob as hostglob
+from ansible_collections.pep493.https.plugins.module_utils._host.paths import DEV_NULL, HostFileError, HostPaths
 
 # Larger files are refused, not read in part. 16 MiB is far above any cfg file, unit file,
 # drop-in or environment file (systemd 247 itself refuses environment files over 4 MiB).

@@ -14,13 +14,13 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.pep493.https.plugins.module_utils import effect as effects
+from ansible_collections.pep493.https.plugins.module_utils._host import effect as effects
 from ansible_collections.pep493.https.plugins.module_utils._syntax import envfile
-from ansible_collections.pep493.https.plugins.module_utils import hostwide
-from ansible_collections.pep493.https.plugins.module_utils import runtime as runtimes
-from ansible_collections.pep493.https.plugins.module_utils import service_env
+from ansible_collections.pep493.https.plugins.module_utils._host import global_settings as hostwide
+from ansible_collections.pep493.https.plugins.module_utils._host import runtime as runtimes
+from ansible_collections.pep493.https.plugins.module_utils._host import environment as service_env
 from ansible_collections.pep493.https.plugins.module_utils._syntax import systemd
-from ansible_collections.pep493.https.plugins.module_utils import units
+from ansible_collections.pep493.https.plugins.module_utils._host import units
 
 VARIABLE = envfile.VARIABLE
 _RELEVANT = (b'Environment', VARIABLE.encode('ascii'))

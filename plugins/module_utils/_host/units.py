@@ -24,7 +24,7 @@ __metaclass__ = type
 
 import posixpath
 
-from ansible_collections.pep493.https.plugins.module_utils import hostfiles
+from ansible_collections.pep493.https.plugins.module_utils._host import files as hostfiles
 from ansible_collections.pep493.https.plugins.module_utils._syntax import systemd
 
 # The system manager's unit search path as systemd 247 builds it (systemctl show -p UnitPath on
