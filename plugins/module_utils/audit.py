@@ -16,9 +16,9 @@ from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
 from ansible_collections.pep493.https.plugins.module_utils._host import files as hostfiles
 from ansible_collections.pep493.https.plugins.module_utils._host import model as hostmodel
 from ansible_collections.pep493.https.plugins.module_utils._host import global_settings as hostwide
-from ansible_collections.pep493.https.plugins.module_utils import plan
-from ansible_collections.pep493.https.plugins.module_utils import records
-from ansible_collections.pep493.https.plugins.module_utils import report
+from ansible_collections.pep493.https.plugins.module_utils._write import plan
+from ansible_collections.pep493.https.plugins.module_utils._report import services as records
+from ansible_collections.pep493.https.plugins.module_utils._report import summary as report
 from ansible_collections.pep493.https.plugins.module_utils._host import runtime as runtimes
 from ansible_collections.pep493.https.plugins.module_utils._syntax import systemd
 

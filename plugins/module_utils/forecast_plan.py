@@ -19,7 +19,7 @@ import datetime
 
 from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
 from ansible_collections.pep493.https.plugins.module_utils import policy
-from ansible_collections.pep493.https.plugins.module_utils import tlsprobe
+from ansible_collections.pep493.https.plugins.module_utils._forecast import tlsprobe
 
 ON_BREAK = ('fail', 'except', 'warn')
 AUTOMATIC = 'forecast: '

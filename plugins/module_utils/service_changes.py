@@ -15,10 +15,10 @@ from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
 from ansible_collections.pep493.https.plugins.module_utils._host import effect as effects
 from ansible_collections.pep493.https.plugins.module_utils._host import files as hostfiles
 from ansible_collections.pep493.https.plugins.module_utils._host import model as hostmodel
-from ansible_collections.pep493.https.plugins.module_utils import plan
+from ansible_collections.pep493.https.plugins.module_utils._write import plan
 from ansible_collections.pep493.https.plugins.module_utils import policy
 from ansible_collections.pep493.https.plugins.module_utils._host import runtime as runtimes
-from ansible_collections.pep493.https.plugins.module_utils import safe_file
+from ansible_collections.pep493.https.plugins.module_utils._write import safe_file
 from ansible_collections.pep493.https.plugins.module_utils._syntax import systemd
 from ansible_collections.pep493.https.plugins.module_utils._host import units
 

@@ -275,12 +275,12 @@ import stat
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.pep493.https.plugins.module_utils._syntax import cfg
-from ansible_collections.pep493.https.plugins.module_utils import history
+from ansible_collections.pep493.https.plugins.module_utils._write import history
 from ansible_collections.pep493.https.plugins.module_utils._host import files as hostfiles
-from ansible_collections.pep493.https.plugins.module_utils import plan
+from ansible_collections.pep493.https.plugins.module_utils._write import plan
 from ansible_collections.pep493.https.plugins.module_utils._host import interpreters as probe
-from ansible_collections.pep493.https.plugins.module_utils import report
-from ansible_collections.pep493.https.plugins.module_utils import safe_file
+from ansible_collections.pep493.https.plugins.module_utils._report import summary as report
+from ansible_collections.pep493.https.plugins.module_utils._write import safe_file
 
 
 def argument_spec():

@@ -337,9 +337,9 @@ import os
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
 from ansible_collections.pep493.https.plugins.module_utils._host import files as hostfiles
-from ansible_collections.pep493.https.plugins.module_utils import plan
+from ansible_collections.pep493.https.plugins.module_utils._write import plan
 from ansible_collections.pep493.https.plugins.module_utils._host import runtime
-from ansible_collections.pep493.https.plugins.module_utils import safe_file
+from ansible_collections.pep493.https.plugins.module_utils._write import safe_file
 from ansible_collections.pep493.https.plugins.module_utils import service_changes
 
 

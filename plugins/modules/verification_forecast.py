@@ -312,8 +312,8 @@ import time
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.pep493.https.plugins.module_utils import audit
 from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
-from ansible_collections.pep493.https.plugins.module_utils import endpoints as eps
-from ansible_collections.pep493.https.plugins.module_utils import forecast
+from ansible_collections.pep493.https.plugins.module_utils._forecast import endpoints as eps
+from ansible_collections.pep493.https.plugins.module_utils._forecast import targets as forecast
 from ansible_collections.pep493.https.plugins.module_utils._host import files as hostfiles
 from ansible_collections.pep493.https.plugins.module_utils._host import model as hostmodel
 from ansible_collections.pep493.https.plugins.module_utils._host import runtime as runtimes

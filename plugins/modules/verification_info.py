@@ -604,7 +604,7 @@ from ansible_collections.pep493.https.plugins.module_utils import audit
 from ansible_collections.pep493.https.plugins.module_utils._host import paths as hostpath
 from ansible_collections.pep493.https.plugins.module_utils._syntax import cfg
 from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
-from ansible_collections.pep493.https.plugins.module_utils import plan
+from ansible_collections.pep493.https.plugins.module_utils._write import plan
 from ansible_collections.pep493.https.plugins.module_utils import policy
 from ansible_collections.pep493.https.plugins.module_utils._host import interpreters as probe
 

@@ -477,7 +477,7 @@ def test_merge_needs_reports_and_one_name_each():
 def test_fleet_report_shows_a_hand_made_drop_in_from_a_real_audit_record(tmp_path):
     """The audit's own record of a host model: a foreign override.conf, later covered by the
     collection's drop-in (which sorts last and wins), stays in the report beside the exception."""
-    from ansible_collections.pep493.https.plugins.module_utils import records
+    from ansible_collections.pep493.https.plugins.module_utils._report import services as records
     from ansible_collections.pep493.https.plugins.module_utils._host import files as hostfiles
     from ansible_collections.pep493.https.plugins.module_utils._host import model as hostmodel
     from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin

@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from ansible_collections.pep493.https.plugins.module_utils import endpoints as eps
+from ansible_collections.pep493.https.plugins.module_utils._forecast import endpoints as eps
 from ansible_collections.pep493.https.tests.unit import tls_servers
 
 

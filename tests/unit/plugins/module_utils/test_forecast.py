@@ -13,8 +13,8 @@ import tempfile
 
 import pytest
 
-from ansible_collections.pep493.https.plugins.module_utils import endpoints as eps
-from ansible_collections.pep493.https.plugins.module_utils import forecast
+from ansible_collections.pep493.https.plugins.module_utils._forecast import endpoints as eps
+from ansible_collections.pep493.https.plugins.module_utils._forecast import targets as forecast
 from ansible_collections.pep493.https.plugins.module_utils._host import files as hostfiles
 from ansible_collections.pep493.https.plugins.module_utils._host import model as hostmodel
 from ansible_collections.pep493.https.plugins.module_utils._host import runtime

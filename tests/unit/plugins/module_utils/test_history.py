@@ -13,7 +13,8 @@ import stat
 
 import pytest
 
-from ansible_collections.pep493.https.plugins.module_utils import history, safe_file
+from ansible_collections.pep493.https.plugins.module_utils._write import history
+from ansible_collections.pep493.https.plugins.module_utils._write import safe_file
 from ansible_collections.pep493.https.tests.unit.tree import read, write
 
 VENDOR = b'# vendor comment\n[https]\nverify=platform_default\n'

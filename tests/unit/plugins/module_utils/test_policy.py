@@ -14,7 +14,7 @@ from hypothesis import given, strategies as st
 
 from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
 from ansible_collections.pep493.https.plugins.module_utils import policy
-from ansible_collections.pep493.https.plugins.module_utils import plan
+from ansible_collections.pep493.https.plugins.module_utils._write import plan
 from ansible_collections.pep493.https.tests.unit.fuzz import FUZZ
 
 TODAY = datetime.date(2026, 6, 15)

@@ -12,7 +12,7 @@ import datetime
 import os
 import tempfile
 
-from ansible_collections.pep493.https.plugins.module_utils import records
+from ansible_collections.pep493.https.plugins.module_utils._report import services as records
 from ansible_collections.pep493.https.plugins.module_utils._host import files as hostfiles
 from ansible_collections.pep493.https.plugins.module_utils._host import model as hostmodel
 from ansible_collections.pep493.https.plugins.module_utils._host import runtime

@@ -9,7 +9,7 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.pep493.https.plugins.module_utils import report
+from ansible_collections.pep493.https.plugins.module_utils._report import summary as report
 from ansible_collections.pep493.https.plugins.module_utils._host import global_settings as hostwide
 
 PY2 = {'path': '/usr/bin/python2.7', 'version': '2.7.5', 'honours_env': True,

@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from ansible_collections.pep493.https.plugins.module_utils import tlsprobe
+from ansible_collections.pep493.https.plugins.module_utils._forecast import tlsprobe
 from ansible_collections.pep493.https.tests.unit import tls_servers
 
 PATH = {'PATH': '/usr/bin:/bin', 'LC_ALL': 'C'}

@@ -19,7 +19,8 @@ import pytest
 
 
 from ansible_collections.pep493.https.plugins.modules import cert_verification, service_verification
-from ansible_collections.pep493.https.plugins.module_utils import history, safe_file
+from ansible_collections.pep493.https.plugins.module_utils._write import history
+from ansible_collections.pep493.https.plugins.module_utils._write import safe_file
 from ansible_collections.pep493.https.plugins.module_utils._syntax import cfg
 from ansible_collections.pep493.https.tests.unit.module_args import patch_module_args
 

@@ -29,7 +29,7 @@ import time
 
 from ansible_collections.pep493.https.plugins.module_utils._syntax import cfg
 from ansible_collections.pep493.https.plugins.module_utils._host import files as hostfiles
-from ansible_collections.pep493.https.plugins.module_utils import safe_file
+from ansible_collections.pep493.https.plugins.module_utils._write import safe_file
 
 RECORD_SUFFIX = '.pep493-original'
 BEFORE_RESTORE_SUFFIX = '.before-restore~'

@@ -18,10 +18,10 @@ import os
 import posixpath
 
 from ansible_collections.pep493.https.plugins.module_utils._host import effect as effects
-from ansible_collections.pep493.https.plugins.module_utils import endpoints as eps
-from ansible_collections.pep493.https.plugins.module_utils import records
+from ansible_collections.pep493.https.plugins.module_utils._forecast import endpoints as eps
+from ansible_collections.pep493.https.plugins.module_utils._report import services as records
 from ansible_collections.pep493.https.plugins.module_utils._host import environment as service_env
-from ansible_collections.pep493.https.plugins.module_utils import tlsprobe
+from ansible_collections.pep493.https.plugins.module_utils._forecast import tlsprobe
 
 WOULD_BREAK = 'would_break'
 OK = 'ok'
