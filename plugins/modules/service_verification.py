@@ -332,15 +332,9 @@ diff:
   elements: dict
 '''
 
-import os
-
 from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.pep493.https.plugins.module_utils._backends import service_verification as backend
 from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
-from ansible_collections.pep493.https.plugins.module_utils._host import files as hostfiles
-from ansible_collections.pep493.https.plugins.module_utils._write import plan
-from ansible_collections.pep493.https.plugins.module_utils._host import runtime
-from ansible_collections.pep493.https.plugins.module_utils._write import safe_file
-from ansible_collections.pep493.https.plugins.module_utils import service_changes
 
 
 def argument_spec():
@@ -367,77 +361,13 @@ def argument_spec():
     )
 
 
-def run_systemctl(module, systemctl, args, done, result):
-    rc, out, err = module.run_command([systemctl] + args)
-    if rc != 0:
-        result.update(rc=rc, stdout=out, stderr=err)
-        module.fail_json(msg='systemctl %s failed (exit %d): %s. The drop-ins were written (%s); run the command by '
-                             'hand once the cause is fixed.' % (' '.join(args), rc, (err or out).strip(), done),
-                         **result)
-
-
 def main():
-    module = AnsibleModule(
+    backend.run(AnsibleModule(
         argument_spec=argument_spec(),
         supports_check_mode=True,
         mutually_exclusive=[('name', 'services')],
         required_one_of=[('name', 'services')],
-    )
-    params = module.params
-    euid = os.geteuid()
-    found, dropin_name, errors = service_changes.validate(params)
-    if errors:
-        module.fail_json(msg='Nothing was changed: %s' % '; '.join(errors), errors=errors)
-    try:
-        files = hostfiles.HostFiles(params['root'], show_real=True)
-        plans, removals = plan.plan_dropins(files, params['unit_dir'], dropin_name, found, params['exclusive'], euid)
-    except hostfiles.HostFileError as exc:
-        module.fail_json(msg='Nothing was changed: %s' % exc)
-    except plan.PlanError as exc:
-        module.fail_json(msg=str(exc), errors=exc.errors)
-
-    running = runtime.systemd_running(params['root'])
-    systemctl = module.get_bin_path('systemctl') if running else None
-    if running and systemctl is None:
-        module.warn('systemd runs here but systemctl is not in PATH: no daemon-reload or restart is possible')
-    everything = plans + removals
-    loaded = service_changes.loaded_units(module, systemctl) if systemctl else None
-    described = service_changes.describe(params['root'], everything, loaded)
-
-    changes = [item for item in everything if item.changed]
-    done = []
-    try:
-        service_changes.apply(module, changes, dropin_name, euid, done)
-    except safe_file.SafeFileError as exc:
-        module.fail_json(msg='%s; drop-ins written or removed before the error: %s' % (exc, ', '.join(done) or 'none'))
-
-    result = dict(changed=bool(changes), systemd_running=running, reloaded=False, restarted=[], pending_restart=[],
-                  services=[service_changes.public(item, described.get(item.name)) for item in plans],
-                  removed=[service_changes.public(item, described.get(item.name)) for item in removals])
-    insecure = plan.insecure_warning(plans)
-    if insecure:
-        module.warn(insecure)
-    for item, shown in zip(everything, result['services'] + result['removed']):
-        for warning in service_changes.warnings(item, shown, described.get(item.name)):
-            module.warn(warning)
-
-    changed_units = [item.name for item in changes]
-    if changes and systemctl:
-        if params['daemon_reload']:
-            if not module.check_mode:
-                run_systemctl(module, systemctl, ['daemon-reload'], ', '.join(changed_units), result)
-            result['reloaded'] = True
-        elif params['restart'] != 'never':
-            module.warn('restart without daemon_reload: systemd restarts the units with the drop-ins it loaded '
-                        'before this run')
-        result['restarted'], result['pending_restart'] = service_changes.restarts(params, changes, described)
-        if result['restarted'] and not module.check_mode:
-            run_systemctl(module, systemctl, [params['restart'], '--'] + result['restarted'], ', '.join(changed_units),
-                          result)
-    if module._diff and changes:
-        result['diff'] = [service_changes.file_diff(item, euid) for item in changes]
-    result['msg'] = service_changes.message(changes, running, params['root'], module.check_mode)
-    module.exit_json(**result)
+    ))
 
 
 if __name__ == '__main__':

@@ -596,17 +596,10 @@ scan_errors:
   sample: ["/etc/systemd/system/app.service.d is a symbolic link to /gone, which does not exist"]
 '''
 
-import os
-import traceback
-
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.pep493.https.plugins.module_utils import audit
-from ansible_collections.pep493.https.plugins.module_utils._host import paths as hostpath
+from ansible_collections.pep493.https.plugins.module_utils._backends import verification_info as backend
 from ansible_collections.pep493.https.plugins.module_utils._syntax import cfg
 from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
-from ansible_collections.pep493.https.plugins.module_utils._write import plan
-from ansible_collections.pep493.https.plugins.module_utils import policy
-from ansible_collections.pep493.https.plugins.module_utils._host import interpreters as probe
 
 
 def argument_spec():
@@ -636,36 +629,8 @@ def argument_spec():
     )
 
 
-def probe_host(module):
-    """(interpreters, probed): every interpreter probed, unless under root or probe=false."""
-    if module.params['root'] or not module.params['probe']:
-        return [], False
-    return probe.probe_interpreters(probe.candidate_interpreters(module.params['interpreters'])), True
-
-
 def main():
-    module = AnsibleModule(argument_spec=argument_spec(), supports_check_mode=True)
-    params = module.params
-    wanted, error = audit.validate_options(params)
-    if error is None and params['root'] == '':
-        error = hostpath.EMPTY_ROOT
-    if error is None and params['root'] and not os.path.isdir(params['root']):
-        error = 'root %r is not a directory; give the folder that stands for / or leave root unset' % params['root']
-    if error:
-        module.fail_json(msg=error)
-    interpreters, probed = probe_host(module)
-    readers = [r['path'] for r in probe.readers_of(interpreters, params['path'])] if probed else None
-    try:
-        result = audit.report_for(module, wanted, interpreters, probed, readers, policy.today(), os.geteuid())
-    except plan.PlanError as exc:
-        module.fail_json(msg='planned: %s' % exc if not str(exc).startswith('planned') else str(exc))
-    except Exception as exc:  # the report must never end in a traceback
-        module.fail_json(msg='verification_info could not finish the report: %s: %s. This is a defect; '
-                             'please report it with the exception below.' % (type(exc).__name__, exc),
-                         exception=traceback.format_exc())
-    for warning in result.pop('planned_warnings'):
-        module.warn(warning)
-    module.exit_json(changed=False, **result)
+    backend.run(AnsibleModule(argument_spec=argument_spec(), supports_check_mode=True))
 
 
 if __name__ == '__main__':

@@ -30,12 +30,6 @@ PROC = '/proc'
 _VARIABLE_B = VARIABLE.encode('ascii')
 RUNNING_STATES = ('active', 'activating', 'reloading', 'deactivating')
 MANAGER_PROPERTIES = ('Environment', 'UnitPath', 'UnitsLoadStartTimestamp')
-SYSTEMCTL_ENV = dict(LC_ALL='C', TZ='UTC', SYSTEMD_PAGER='', SYSTEMD_COLORS='0')
-# busctl prints the manager's properties exactly (systemctl rounds timestamps to seconds)
-BUSCTL_MANAGER = ['--json=short', 'get-property', 'org.freedesktop.systemd1', '/org/freedesktop/systemd1',
-                  'org.freedesktop.systemd1.Manager'] + list(MANAGER_PROPERTIES)
-SYSTEMCTL_MANAGER = ['show', '--property=' + ','.join(MANAGER_PROPERTIES)]
-LIST_UNITS = ['list-units', '--all', '--plain', '--no-legend', '--full', '--type=service']
 
 
 def systemd_running(root=None):

@@ -13,7 +13,7 @@ import os
 
 import pytest
 
-from ansible_collections.pep493.https.plugins.module_utils import audit
+from ansible_collections.pep493.https.plugins.module_utils._backends import verification_info as audit
 from ansible_collections.pep493.https.plugins.module_utils._write import plan
 from ansible_collections.pep493.https.plugins.module_utils._host import files as hostfiles
 from ansible_collections.pep493.https.plugins.module_utils._syntax import cfg

@@ -17,7 +17,9 @@ import yaml
 from ansible.module_utils import basic
 from ansible_collections.pep493.https.plugins.modules import verification_info
 from ansible_collections.pep493.https.plugins.module_utils._host import files as hostfiles
+from ansible_collections.pep493.https.plugins.module_utils._host import interpreters
 from ansible_collections.pep493.https.plugins.module_utils._host import runtime
+from ansible_collections.pep493.https.plugins.module_utils._host import systemctl
 from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
 from ansible_collections.pep493.https.tests.unit.tree import fake_proc, snapshot, write
 
@@ -233,14 +235,14 @@ class FakeSystemd(object):
     def run_command(self, args, **kwargs):
         self.calls.append(list(args))
         if args[0] == '/bin/busctl':
-            assert args[1:] == runtime.BUSCTL_MANAGER
+            assert args[1:] == systemctl.BUSCTL_MANAGER
             stamp = int(self.loaded_at * 1e6) if self.loaded_at else 0
             return 0, ('{"type":"as","data":%s}\n{"type":"as","data":[]}\n{"type":"t","data":%d}\n'
                        % (json.dumps(self.manager), stamp)), ''
         assert args[0] == '/bin/systemctl'
-        if args[1:] == runtime.SYSTEMCTL_MANAGER:
+        if args[1:] == systemctl.SYSTEMCTL_MANAGER:
             return 0, 'Environment=%s\nUnitPath=\n' % ' '.join(self.manager), ''
-        if args[1:] == runtime.LIST_UNITS:
+        if args[1:] == systemctl.LIST_UNITS:
             lines = ['%s %s %s %s desc' % ((unit,) + state) for unit, state in sorted(self.loaded.items())]
             return self.list_rc, '\n'.join(lines) + '\n' if self.list_rc == 0 else '', 'Failed' if self.list_rc else ''
         raise AssertionError('unexpected command %s' % args)
@@ -327,7 +329,7 @@ def test_no_systemd_and_no_python2(run_module, tmp_path, monkeypatch):
     monkeypatch.setattr(hostfiles, 'HostFiles', lambda root=None, overlay=None, show_real=False: real_host_files(
         str(tmp_path), overlay, show_real))
     monkeypatch.setattr(runtime, 'systemd_running', lambda root=None: False)
-    monkeypatch.setattr(verification_info.probe, 'candidate_interpreters', lambda extra=None: list(extra or []))
+    monkeypatch.setattr(interpreters, 'candidate_interpreters', lambda extra=None: list(extra or []))
     result = run_module.ok(verification_info, dict(interpreters=['/nonexistent/python2.7']))
     assert result['probed'] is True and result['systemd_running'] is False
     [broken] = result['interpreters']

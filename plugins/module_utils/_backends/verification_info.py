@@ -11,74 +11,33 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.pep493.https.plugins.module_utils._syntax import cfg
-from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
+import os
+import traceback
+
+from ansible_collections.pep493.https.plugins.module_utils import policy
 from ansible_collections.pep493.https.plugins.module_utils._host import files as hostfiles
-from ansible_collections.pep493.https.plugins.module_utils._host import model as hostmodel
 from ansible_collections.pep493.https.plugins.module_utils._host import global_settings as hostwide
-from ansible_collections.pep493.https.plugins.module_utils._write import plan
+from ansible_collections.pep493.https.plugins.module_utils._host import interpreters
+from ansible_collections.pep493.https.plugins.module_utils._host import model as hostmodel
+from ansible_collections.pep493.https.plugins.module_utils._host import paths as hostpath
+from ansible_collections.pep493.https.plugins.module_utils._host import systemctl
 from ansible_collections.pep493.https.plugins.module_utils._report import services as records
 from ansible_collections.pep493.https.plugins.module_utils._report import summary as report
-from ansible_collections.pep493.https.plugins.module_utils._host import runtime as runtimes
-from ansible_collections.pep493.https.plugins.module_utils._syntax import systemd
-
-
-def ask_systemd(run, systemctl, busctl, scan_errors, proc=None):
-    """A hostmodel.Runtime of this host: the manager, the loaded services, the processes.
-
-    ``run(argv)`` returns (rc, stdout, stderr). Two processes whatever the number of units
-    (busctl for the manager, systemctl list-units), plus one pass over ``proc``.
-    """
-    manager = None
-    if busctl:
-        rc, out, _err = run([busctl] + runtimes.BUSCTL_MANAGER)
-        manager = runtimes.parse_manager_json(out) if rc == 0 else None
-    if manager is None:
-        rc, out, err = run([systemctl] + runtimes.SYSTEMCTL_MANAGER)
-        if rc == 0:
-            manager = runtimes.parse_manager(out)
-        else:
-            scan_errors.append("systemctl show (the manager's environment) failed (exit %s): %s"
-                               % (rc, (err or out).strip()))
-    rc, out, err = run([systemctl] + runtimes.LIST_UNITS)
-    loaded = None
-    if rc == 0:
-        loaded = systemd.parse_list_units(out)
-    else:
-        scan_errors.append('systemctl list-units failed (exit %s): %s; services reported from files only'
-                           % (rc, (err or out).strip()))
-    if manager is not None:
-        manager.loaded_at = runtimes.last_load(hostfiles.HostFiles(), manager.loaded_at)
-    return hostmodel.Runtime(manager, loaded, runtimes.ProcessTable(proc), runtimes.read_pid1_environment(proc))
-
-
-def ask_main_pids(run, systemctl, host, scan_errors):
-    """MainPID from systemd for the running services whose process tree has several roots."""
-    asked = host.units_to_ask(sorted(host.runtime.loaded))
-    if not asked:
-        return
-    rc, out, err = run([systemctl, 'show', '--property=Id,MainPID', '--'] + asked)
-    if rc != 0:
-        scan_errors.append('systemctl show MainPID failed (exit %s): %s' % (rc, (err or out).strip()))
-        return
-    for block in systemd.parse_show(out):
-        try:
-            pid = int(block.get('MainPID', '0'))
-        except ValueError:
-            continue
-        if block.get('Id'):
-            host.runtime.main_pids[block['Id']] = pid if pid > 0 else None
+from ansible_collections.pep493.https.plugins.module_utils._syntax import cfg
+from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
+from ansible_collections.pep493.https.plugins.module_utils._write import plan
 
 
 def build_report(files, runtime, path, interpreters, probed, today, wanted=None, readers=None, planned_cfg=None,
-                 scan_errors=None, run=None, systemctl=None):
-    """The whole report of verification_info (without ``changed``)."""
+                 scan_errors=None, ctl=None):
+    """The whole report of verification_info (without ``changed``); ``ctl``: the
+    systemctl.Systemctl that gave ``runtime`` (asked for main PIDs the process tree leaves open)."""
     scan_errors = list(scan_errors or [])
     config = hostwide.read_config(files, path, planned_cfg)
     config['readers'] = readers
     host = hostmodel.Host(files, runtime)
-    if runtime is not None and run is not None and host.runtime.loaded:
-        ask_main_pids(run, systemctl, host, scan_errors)
+    if runtime is not None and ctl is not None and host.runtime.loaded:
+        ctl.ask_main_pids(host, scan_errors)
     services = records.scan_services(host, today, wanted)
     scan_errors[:0] = host.errors
     global_settings, errors = hostwide.scan_global(files)
@@ -189,13 +148,6 @@ def validate_options(params):
     return wanted, None
 
 
-def _runner(module):
-    """run(argv) -> (rc, out, err) through the module, with systemctl's environment."""
-    def run(argv):
-        return module.run_command(argv, environ_update=runtimes.SYSTEMCTL_ENV)
-    return run
-
-
 def report_for(module, wanted, interpreters, probed, readers, today, euid=0):
     """The report verification_info returns, for ``module`` (an AnsibleModule: its params,
     run_command and get_bin_path). Raises plan.PlanError for a planned state that
@@ -214,24 +166,52 @@ def report_for(module, wanted, interpreters, probed, readers, today, euid=0):
             for interpreter in interpreters:
                 if interpreter['path'] in (readers or ()):
                     interpreter['verifies_by_default'] = after
-    running = runtimes.systemd_running(params['root'])
+    ctl = systemctl.Systemctl(module, params['root'])
     runtime = None
-    run = systemctl = None
-    if running:
-        systemctl = module.get_bin_path('systemctl')
-        if systemctl is None:
-            scan_errors.append('systemd runs here but systemctl was not found; services reported from files only')
-        else:
-            run = _runner(module)
-            runtime = ask_systemd(run, systemctl, module.get_bin_path('busctl'), scan_errors)
-            if planned is not None and planned.dropins_changed:
-                assume_reloaded(runtime)
+    if ctl.missing:
+        scan_errors.append('systemd runs here but systemctl was not found; services reported from files only')
+    elif ctl.running:
+        runtime = ctl.runtime(scan_errors)
+        if planned is not None and planned.dropins_changed:
+            assume_reloaded(runtime)
     result = build_report(files, runtime, params['path'], interpreters, probed, today, wanted, readers,
-                          planned.cfg if planned else None, scan_errors, run, systemctl)
-    result['systemd_running'] = running and runtime is not None
+                          planned.cfg if planned else None, scan_errors, ctl if runtime is not None else None)
+    result['systemd_running'] = runtime is not None
     result['root'] = params['root']
     result['planned'] = planned is not None
     result['planned_changes'] = planned.changes if planned is not None else []
     result['planned_refusals'] = list(planned.notes) if planned is not None else []
     result['planned_warnings'] = list(planned.warnings) if planned is not None else []
     return result
+
+
+def probe_host(module):
+    """(interpreters, probed): every interpreter probed, unless under root or probe=false."""
+    if module.params['root'] or not module.params['probe']:
+        return [], False
+    return interpreters.probe_interpreters(interpreters.candidate_interpreters(module.params['interpreters'])), True
+
+
+def run(module):
+    """verification_info: the report of the host (or of its planned state), ending in exit_json."""
+    params = module.params
+    wanted, error = validate_options(params)
+    if error is None and params['root'] == '':
+        error = hostpath.EMPTY_ROOT
+    if error is None and params['root'] and not os.path.isdir(params['root']):
+        error = 'root %r is not a directory; give the folder that stands for / or leave root unset' % params['root']
+    if error:
+        module.fail_json(msg=error)
+    found, probed = probe_host(module)
+    readers = [r['path'] for r in interpreters.readers_of(found, params['path'])] if probed else None
+    try:
+        result = report_for(module, wanted, found, probed, readers, policy.today(), os.geteuid())
+    except plan.PlanError as exc:
+        module.fail_json(msg='planned: %s' % exc if not str(exc).startswith('planned') else str(exc))
+    except Exception as exc:  # the report must never end in a traceback
+        module.fail_json(msg='verification_info could not finish the report: %s: %s. This is a defect; '
+                             'please report it with the exception below.' % (type(exc).__name__, exc),
+                         exception=traceback.format_exc())
+    for warning in result.pop('planned_warnings'):
+        module.warn(warning)
+    module.exit_json(changed=False, **result)

@@ -1,9 +1,9 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) pep493.https contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""service_verification's steps: plan every drop-in (plan), describe each unit with the host
-model (the same ``effective`` rule as verification_info), write (safe_file), then one
-daemon-reload and at most one restart."""
+"""service_verification's steps: check the options, plan every drop-in (plan), describe each unit
+with the host model (the same ``effective`` rule as verification_info), write (safe_file), then
+one daemon-reload and at most one restart."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -11,16 +11,17 @@ __metaclass__ = type
 
 import os
 
-from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
+from ansible_collections.pep493.https.plugins.module_utils import policy
 from ansible_collections.pep493.https.plugins.module_utils._host import effect as effects
 from ansible_collections.pep493.https.plugins.module_utils._host import files as hostfiles
 from ansible_collections.pep493.https.plugins.module_utils._host import model as hostmodel
-from ansible_collections.pep493.https.plugins.module_utils._write import plan
-from ansible_collections.pep493.https.plugins.module_utils import policy
 from ansible_collections.pep493.https.plugins.module_utils._host import runtime as runtimes
-from ansible_collections.pep493.https.plugins.module_utils._write import safe_file
-from ansible_collections.pep493.https.plugins.module_utils._syntax import systemd
+from ansible_collections.pep493.https.plugins.module_utils._host import systemctl
 from ansible_collections.pep493.https.plugins.module_utils._host import units
+from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
+from ansible_collections.pep493.https.plugins.module_utils._syntax import systemd
+from ansible_collections.pep493.https.plugins.module_utils._write import plan
+from ansible_collections.pep493.https.plugins.module_utils._write import safe_file
 
 VARIABLE = dropin.VARIABLE
 
@@ -57,14 +58,12 @@ def validate(params):
     return found, dropin_name, errors + item_errors
 
 
-def loaded_units(module, systemctl):
+def loaded_units(module, ctl):
     """{unit: (load, active, sub)} from one ``systemctl list-units`` (None when it failed)."""
-    rc, out, err = module.run_command([systemctl] + runtimes.LIST_UNITS, environ_update=runtimes.SYSTEMCTL_ENV)
-    if rc != 0:
-        module.warn('systemctl list-units failed (exit %s: %s); whether units are running is not known, so none is '
-                    'restarted' % (rc, (err or '').strip()))
-        return None
-    return systemd.parse_list_units(out)
+    loaded, error = ctl.loaded_units()
+    if error:
+        module.warn('%s; whether units are running is not known, so none is restarted' % error)
+    return loaded
 
 
 def describe(root, plans, loaded):
@@ -214,3 +213,70 @@ def message(changes, running, root, check_mode):
         return '%d drop-in(s) %schanged: %s.' % (len(changes), verb, names)
     return ('%d drop-in(s) %schanged: %s. systemd is not running here%s: no daemon-reload or restart was attempted.'
             % (len(changes), verb, names, ' (root is set)' if root else ''))
+
+
+def run_systemctl(module, ctl, args, done, result):
+    rc, out, err = ctl.run(args)
+    if rc != 0:
+        result.update(rc=rc, stdout=out, stderr=err)
+        module.fail_json(msg='systemctl %s failed (exit %d): %s. The drop-ins were written (%s); run the command by '
+                             'hand once the cause is fixed.' % (' '.join(args), rc, (err or out).strip(), done),
+                         **result)
+
+
+def run(module):
+    """service_verification: every drop-in as requested, ending in exit_json."""
+    params = module.params
+    euid = os.geteuid()
+    found, dropin_name, errors = validate(params)
+    if errors:
+        module.fail_json(msg='Nothing was changed: %s' % '; '.join(errors), errors=errors)
+    try:
+        files = hostfiles.HostFiles(params['root'], show_real=True)
+        plans, removals = plan.plan_dropins(files, params['unit_dir'], dropin_name, found, params['exclusive'], euid)
+    except hostfiles.HostFileError as exc:
+        module.fail_json(msg='Nothing was changed: %s' % exc)
+    except plan.PlanError as exc:
+        module.fail_json(msg=str(exc), errors=exc.errors)
+
+    ctl = systemctl.Systemctl(module, params['root'])
+    if ctl.missing:
+        module.warn('systemd runs here but systemctl is not in PATH: no daemon-reload or restart is possible')
+    everything = plans + removals
+    loaded = loaded_units(module, ctl) if ctl.path else None
+    described = describe(params['root'], everything, loaded)
+
+    changes = [item for item in everything if item.changed]
+    done = []
+    try:
+        apply(module, changes, dropin_name, euid, done)
+    except safe_file.SafeFileError as exc:
+        module.fail_json(msg='%s; drop-ins written or removed before the error: %s' % (exc, ', '.join(done) or 'none'))
+
+    result = dict(changed=bool(changes), systemd_running=ctl.running, reloaded=False, restarted=[], pending_restart=[],
+                  services=[public(item, described.get(item.name)) for item in plans],
+                  removed=[public(item, described.get(item.name)) for item in removals])
+    insecure = plan.insecure_warning(plans)
+    if insecure:
+        module.warn(insecure)
+    for item, shown in zip(everything, result['services'] + result['removed']):
+        for warning in warnings(item, shown, described.get(item.name)):
+            module.warn(warning)
+
+    changed_units = [item.name for item in changes]
+    if changes and ctl.path:
+        if params['daemon_reload']:
+            if not module.check_mode:
+                run_systemctl(module, ctl, ['daemon-reload'], ', '.join(changed_units), result)
+            result['reloaded'] = True
+        elif params['restart'] != 'never':
+            module.warn('restart without daemon_reload: systemd restarts the units with the drop-ins it loaded '
+                        'before this run')
+        result['restarted'], result['pending_restart'] = restarts(params, changes, described)
+        if result['restarted'] and not module.check_mode:
+            run_systemctl(module, ctl, [params['restart'], '--'] + result['restarted'], ', '.join(changed_units),
+                          result)
+    if module._diff and changes:
+        result['diff'] = [file_diff(item, euid) for item in changes]
+    result['msg'] = message(changes, ctl.running, params['root'], module.check_mode)
+    module.exit_json(**result)
