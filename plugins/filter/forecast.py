@@ -11,12 +11,13 @@ __metaclass__ = type
 from ansible.errors import AnsibleFilterError
 from ansible_collections.pep493.https.plugins.module_utils import forecast_plan as rules
 from ansible_collections.pep493.https.plugins.module_utils import policy
+from ansible_collections.pep493.https.plugins.module_utils._syntax import dates
 
 
 def forecast_plan(forecast, plan, on_break='fail', days=30, today=None):
     """The policy plan with the forecast's automatic exceptions (``rules.plan_forecast``)."""
     try:
-        day = policy.today() if today is None else policy.as_date(today, 'today')
+        day = dates.today() if today is None else policy.as_date(today, 'today')
         if isinstance(days, str) and days.strip().isdigit():
             days = int(days)
         return rules.plan_forecast(forecast or {}, plan or {}, on_break, days, day)

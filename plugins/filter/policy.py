@@ -30,6 +30,8 @@ from collections.abc import Mapping
 
 from ansible.errors import AnsibleFilterError
 from ansible_collections.pep493.https.plugins.module_utils import policy as rules
+from ansible_collections.pep493.https.plugins.module_utils._syntax import dates
+from ansible_collections.pep493.https.plugins.module_utils._syntax import unit_names
 
 STATES = rules.STATES
 REPORT_SCHEMA_VERSION = 2
@@ -43,11 +45,11 @@ def policy_plan(exceptions, verify='enable', allow_insecure=False, require_justi
                 cfg_path='/etc/python/cert-verification.cfg', today=None):
     """A host's whole policy, validated before anything is written (``rules.plan_policy``).
 
-    ``today`` (a date or ``YYYY-MM-DD``) replaces the collection's clock (``rules.today()``, the UTC
+    ``today`` (a date or ``YYYY-MM-DD``) replaces the collection's clock (``dates.today()``, the UTC
     date) for a plan made as of another day.
     """
     try:
-        day = rules.today() if today is None else rules.as_date(today, 'today')
+        day = dates.today() if today is None else rules.as_date(today, 'today')
         return rules.plan_policy(verify, exceptions, day, require_justification, expired, allow_insecure, cfg_path)
     except rules.PolicyError as exc:
         raise AnsibleFilterError(str(exc))
@@ -82,7 +84,7 @@ def audit_status(info, exceptions, verify='enable', exclusive=True, expired='rem
 
 
 def _service_name(service):
-    return rules.unit_name(service.get('unit') or service.get('name') or '?')
+    return unit_names.canonical(service.get('unit') or service.get('name') or '?')
 
 
 def _host_entry(host, audit, day, warning_days):
@@ -161,7 +163,7 @@ def _never_deployed(audit, rows, day):
     for item in (audit.get('policy') or {}).get('expired') or []:
         if not isinstance(item, Mapping) or not item.get('name'):
             continue
-        unit = rules.unit_name(item['name'])
+        unit = unit_names.canonical(item['name'])
         if unit in on_host:
             continue
         on_host.add(unit)
@@ -203,7 +205,7 @@ def _report_day(generated):
             return rules.as_date(str(generated)[:10])
         except rules.PolicyError:
             raise AnsibleFilterError('generated: %r is not a time as YYYY-MM-DDTHH:MM:SSZ' % (generated,))
-    return rules.today()
+    return dates.today()
 
 
 def _warning_days(value):

@@ -17,9 +17,10 @@ __metaclass__ = type
 
 import datetime
 
-from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
 from ansible_collections.pep493.https.plugins.module_utils import policy
 from ansible_collections.pep493.https.plugins.module_utils._forecast import tlsprobe
+from ansible_collections.pep493.https.plugins.module_utils._syntax import dates
+from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
 
 ON_BREAK = ('fail', 'except', 'warn')
 AUTOMATIC = 'forecast: '
@@ -77,7 +78,7 @@ def plan_forecast(forecast, plan, on_break='fail', days=30, day=None):
     if isinstance(days, bool) or not isinstance(days, int) or days < 1:
         raise policy.PolicyError('pep493_https_forecast_exception_days %s: give a whole number of days, 1 or more'
                                  % dropin.show(days))
-    day = policy.today() if day is None else day
+    day = dates.today() if day is None else day
     named = set(item['name'] for item in plan.get('services') or [])
     result = dict(breaks=[], granted=[], removed=[], problems=[], warnings=[])
     host_wide = forecast.get('host_wide')
@@ -99,7 +100,7 @@ def _plan_service(entry, name, on_break, days, day, result):
     exception = entry.get('exception') or {}
     automatic = (exception.get('reason') or '').startswith(AUTOMATIC)
     expires = exception.get('expires') if automatic else None
-    lapsed = bool(expires) and dropin.is_expired(expires, day)
+    lapsed = bool(expires) and dates.is_expired(expires, day)
     if entry.get('verdict') == 'would_break':
         breaks = breaking(entry)
         result['breaks'].extend(breaks)

@@ -21,11 +21,12 @@ __metaclass__ = type
 
 import datetime
 import posixpath
-import time
 
 from ansible.module_utils.common.validation import check_type_bool, check_type_str
 from ansible_collections.pep493.https.plugins.module_utils._syntax import cfg
+from ansible_collections.pep493.https.plugins.module_utils._syntax import dates
 from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
+from ansible_collections.pep493.https.plugins.module_utils._syntax import unit_names
 
 # Compliance states, best first: the report shows them in this order.
 STATES = ('compliant', 'compliant_with_exceptions', 'pending_restart', 'non_compliant', 'unreachable')
@@ -39,23 +40,11 @@ class PolicyError(ValueError):
     """An argument no policy can be planned from (not a problem of one host's policy)."""
 
 
-def today(now=None):
-    """The date that decides whether an exception has expired: the UTC date of ``now``
-    (seconds since the epoch; default: the current time).
-
-    An exception is valid through its ``expires`` day (``dropin.is_expired``). One clock for every
-    host and the controller: a host's local time zone never moves the day an exception ends.
-    """
-    if now is None:
-        now = time.time()
-    return datetime.date(*time.gmtime(now)[:3])
-
-
 def as_date(value, what='date'):
     """A ``datetime.date`` from ``YYYY-MM-DD`` text or a date; PolicyError naming ``what``."""
     try:
-        parsed = dropin.validate_expires(value)
-    except dropin.DropinValueError as exc:
+        parsed = dates.validate_expires(value)
+    except dates.DateError as exc:
         raise PolicyError('%s: %s' % (what, str(exc).replace('expires ', '', 1)))
     if parsed is None:
         raise PolicyError('%s is empty; give a date as YYYY-MM-DD' % what)
@@ -91,8 +80,8 @@ def plan_exception(entry, index, label=EXCEPTIONS_LABEL, require_justification=T
     if name is None or not name.strip():
         return None, '%s has no name; every exception names a service (name: legacy-app)' % where
     try:
-        name = dropin.validate_unit_name(name)
-    except dropin.UnitNameError as exc:
+        name = unit_names.validate_unit_name(name)
+    except unit_names.UnitNameError as exc:
         return None, '%s: %s' % (where, exc)
     where = '%s (%s)' % (where, name)
     try:
@@ -101,8 +90,8 @@ def plan_exception(entry, index, label=EXCEPTIONS_LABEL, require_justification=T
         return None, '%s: verify %s is not a boolean; use true or false' % (where, dropin.show(entry.get('verify')))
     try:
         reason = dropin.validate_reason(_scalar_text(entry.get('reason'), 'reason'))
-        expires = dropin.validate_expires(_scalar_text(entry.get('expires'), 'expires'))
-    except (dropin.DropinValueError, TypeError) as exc:
+        expires = dates.validate_expires(_scalar_text(entry.get('expires'), 'expires'))
+    except (dropin.DropinValueError, dates.DateError, TypeError) as exc:
         return None, '%s: %s' % (where, exc)
     if require_justification:
         missing = [field for field, value in (('reason', reason), ('expires', expires)) if value is None]
@@ -140,7 +129,7 @@ def plan_exceptions(exceptions, day, require_justification=True, expired='remove
                             % (label, index, item['name'], label, seen[item['name']]))
             continue
         seen[item['name']] = index
-        (past if dropin.is_expired(item['expires'], day) else active).append(item)
+        (past if dates.is_expired(item['expires'], day) else active).append(item)
     if expired == 'fail':
         for item in past:
             problems.append('exception for %s expired on %s (pep493_https_expired: fail); renew its expiry date '
@@ -157,7 +146,7 @@ def plan_policy(verify, exceptions, day=None, require_justification=True, expire
     """``plan_exceptions`` for a host's whole policy: also refuses a host-wide value that is not
     one of ``cfg.VALUES`` and a ``disable`` without its acknowledgement (``allow_insecure``).
     ``day`` defaults to ``today()``."""
-    plan = plan_exceptions(exceptions, today() if day is None else day, require_justification, expired)
+    plan = plan_exceptions(exceptions, dates.today() if day is None else day, require_justification, expired)
     problems = []
     if verify not in cfg.VALUES:
         problems.append('pep493_https_verify %s is not one of %s' % (dropin.show(verify), ', '.join(cfg.VALUES)))
@@ -177,17 +166,8 @@ def _true(value):
         return False
 
 
-def unit_name(name):
-    """The canonical ``x.service`` name of an audited unit (kept as it is when it is not valid)."""
-    name = str(name).strip()
-    try:
-        return dropin.validate_unit_name(name)
-    except dropin.UnitNameError:
-        return name if name.endswith(dropin.SUFFIX) else name + dropin.SUFFIX
-
-
 def _service_name(service):
-    return unit_name(service.get('unit') or service.get('name') or '?')
+    return unit_names.canonical(service.get('unit') or service.get('name') or '?')
 
 
 def _global_optouts(node, path=''):
@@ -230,7 +210,7 @@ def compliance(info, verify='enable', exceptions=None, exclusive=True, expired='
     if info.get('unreachable') or info.get('failed') or not isinstance(info.get('config'), dict):
         why = info.get('msg') or 'verification_info returned no result'
         return dict(state='unreachable', compliant=False, reasons=['no audit result: %s' % why], warnings=[])
-    allowed = dict((unit_name(e['name']), e) for e in (exceptions or []))
+    allowed = dict((unit_names.canonical(e['name']), e) for e in (exceptions or []))
     reasons = _config_reasons(info['config'], verify)
     warnings = []
     for where in _global_optouts(info.get('global') or {}):
@@ -291,7 +271,7 @@ def restarted_by_plan(info, restart='never'):
     units = set()
     for change in info.get('planned_changes') or []:
         folder = posixpath.basename(posixpath.dirname(str((change or {}).get('path') or '')))
-        if folder.endswith(dropin.SUFFIX + '.d'):
+        if folder.endswith(unit_names.SUFFIX + '.d'):
             units.add(folder[:-len('.d')])
     return units
 

@@ -142,5 +142,3 @@ def run(module):
                     'python27 do; no Python 3 does), so it has no effect here.'
                     % (dest, 'would be changed' if module.check_mode else 'written', socket.gethostname()))
     module.exit_json(**result)
-
-

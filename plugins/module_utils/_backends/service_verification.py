@@ -11,15 +11,15 @@ __metaclass__ = type
 
 import os
 
-from ansible_collections.pep493.https.plugins.module_utils import policy
 from ansible_collections.pep493.https.plugins.module_utils._host import effect as effects
 from ansible_collections.pep493.https.plugins.module_utils._host import files as hostfiles
 from ansible_collections.pep493.https.plugins.module_utils._host import model as hostmodel
 from ansible_collections.pep493.https.plugins.module_utils._host import runtime as runtimes
 from ansible_collections.pep493.https.plugins.module_utils._host import systemctl
 from ansible_collections.pep493.https.plugins.module_utils._host import units
+from ansible_collections.pep493.https.plugins.module_utils._syntax import dates
 from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
-from ansible_collections.pep493.https.plugins.module_utils._syntax import systemd
+from ansible_collections.pep493.https.plugins.module_utils._syntax import unit_names
 from ansible_collections.pep493.https.plugins.module_utils._write import plan
 from ansible_collections.pep493.https.plugins.module_utils._write import safe_file
 
@@ -152,7 +152,7 @@ def public(item, info=None):
     present = item.request.state == 'present'
     result = dict(name=item.name, path=item.path, state=item.request.state,
                   verify=item.request.verify if present else None,
-                  expired=present and dropin.is_expired(expires, policy.today()), action=item.action)
+                  expired=present and dates.is_expired(expires, dates.today()), action=item.action)
     if not present:
         result.update(reason=item.reason, expires=expires.isoformat() if hasattr(expires, 'isoformat') else expires)
     if info is not None:
@@ -192,7 +192,7 @@ def warnings(item, shown, info):
 def restarts(params, changes, described):
     """(units to restart, units left running with their old environment)."""
     runnable = [item.name for item in changes
-                if not systemd.is_template(item.name) and described.get(item.name) and described[item.name].unit_known]
+                if not unit_names.is_template(item.name) and described.get(item.name) and described[item.name].unit_known]
     running = [name for name in runnable if described[name].active_state in runtimes.RUNNING_STATES]
     if params['restart'] == 'try-restart':
         chosen = running

@@ -17,7 +17,7 @@ from ansible_collections.pep493.https.plugins.module_utils._forecast import targ
 from ansible_collections.pep493.https.plugins.module_utils._host import files as hostfiles
 from ansible_collections.pep493.https.plugins.module_utils._host import model as hostmodel
 from ansible_collections.pep493.https.plugins.module_utils._host import systemctl
-from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
+from ansible_collections.pep493.https.plugins.module_utils._syntax import unit_names
 
 HOST_INTERPRETERS = ('/usr/bin/python2.7', '/usr/bin/python2', '/usr/local/bin/python2.7', '/usr/bin/python')
 
@@ -40,14 +40,14 @@ def validate(params):
     names += [('endpoints[%d].services' % i, n) for i, e in enumerate(params['endpoints']) for n in e['services']]
     for where, name in names:
         try:
-            dropin.validate_unit_name(name)
-        except dropin.UnitNameError as exc:
+            unit_names.validate_unit_name(name)
+        except unit_names.UnitNameError as exc:
             raise ValueError('%s: %s' % (where, exc))
     try:
         declared = forecast.validate_endpoints(params['endpoints'])
     except eps.EndpointError as exc:
         raise ValueError(str(exc))
-    wanted = None if params['services'] is None else set(forecast.unit(n) for n in params['services'])
+    wanted = None if params['services'] is None else set(unit_names.canonical(n) for n in params['services'])
     return declared, wanted
 
 

@@ -14,7 +14,6 @@ __metaclass__ = type
 import os
 import traceback
 
-from ansible_collections.pep493.https.plugins.module_utils import policy
 from ansible_collections.pep493.https.plugins.module_utils._host import files as hostfiles
 from ansible_collections.pep493.https.plugins.module_utils._host import global_settings as hostwide
 from ansible_collections.pep493.https.plugins.module_utils._host import interpreters
@@ -24,7 +23,9 @@ from ansible_collections.pep493.https.plugins.module_utils._host import systemct
 from ansible_collections.pep493.https.plugins.module_utils._report import services as records
 from ansible_collections.pep493.https.plugins.module_utils._report import summary as report
 from ansible_collections.pep493.https.plugins.module_utils._syntax import cfg
+from ansible_collections.pep493.https.plugins.module_utils._syntax import dates
 from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
+from ansible_collections.pep493.https.plugins.module_utils._syntax import unit_names
 from ansible_collections.pep493.https.plugins.module_utils._write import plan
 
 
@@ -140,8 +141,8 @@ def validate_options(params):
     errors = []
     for name in params['services']:
         try:
-            wanted.append(dropin.validate_unit_name(name))
-        except dropin.UnitNameError as exc:
+            wanted.append(unit_names.validate_unit_name(name))
+        except unit_names.UnitNameError as exc:
             errors.append(str(exc))
     if errors:
         return None, 'services: %s' % '; '.join(errors)
@@ -205,7 +206,7 @@ def run(module):
     found, probed = probe_host(module)
     readers = [r['path'] for r in interpreters.readers_of(found, params['path'])] if probed else None
     try:
-        result = report_for(module, wanted, found, probed, readers, policy.today(), os.geteuid())
+        result = report_for(module, wanted, found, probed, readers, dates.today(), os.geteuid())
     except plan.PlanError as exc:
         module.fail_json(msg='planned: %s' % exc if not str(exc).startswith('planned') else str(exc))
     except Exception as exc:  # the report must never end in a traceback

@@ -17,11 +17,12 @@ __metaclass__ = type
 import os
 import posixpath
 
-from ansible_collections.pep493.https.plugins.module_utils._host import effect as effects
 from ansible_collections.pep493.https.plugins.module_utils._forecast import endpoints as eps
-from ansible_collections.pep493.https.plugins.module_utils._report import services as records
-from ansible_collections.pep493.https.plugins.module_utils._host import environment as service_env
 from ansible_collections.pep493.https.plugins.module_utils._forecast import tlsprobe
+from ansible_collections.pep493.https.plugins.module_utils._host import effect as effects
+from ansible_collections.pep493.https.plugins.module_utils._host import environment as service_env
+from ansible_collections.pep493.https.plugins.module_utils._report import services as records
+from ansible_collections.pep493.https.plugins.module_utils._syntax import unit_names
 
 WOULD_BREAK = 'would_break'
 OK = 'ok'
@@ -76,12 +77,8 @@ def validate_endpoints(entries):
                                     % (where, name))
         if name is None and not eps.is_ip(host):
             name = host
-        found.append((host, port, name or None, [unit(s) for s in entry.get('services') or []]))
+        found.append((host, port, name or None, [unit_names.canonical(s) for s in entry.get('services') or []]))
     return found
-
-
-def unit(name):
-    return name if '.' in name else name + '.service'
 
 
 def is_python2(service):
@@ -238,7 +235,7 @@ def build_targets(host, declared, wanted=None, keep_unverified=(), all_python2=F
     declared endpoints (validate_endpoints)."""
     warnings = []
     named = set(s for _h, _p, _n, services in declared for s in services)
-    keep = set(unit(s) for s in keep_unverified)
+    keep = set(unit_names.canonical(s) for s in keep_unverified)
     targets = {}
     for name in sorted(set(host.candidates()) | named):
         if wanted is not None and name not in wanted:

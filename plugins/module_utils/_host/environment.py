@@ -22,8 +22,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.pep493.https.plugins.module_utils._syntax import envfile
 from ansible_collections.pep493.https.plugins.module_utils._host import files as hostfiles
+from ansible_collections.pep493.https.plugins.module_utils._syntax import envfile
 from ansible_collections.pep493.https.plugins.module_utils._syntax import systemd
 
 VARIABLE = envfile.VARIABLE

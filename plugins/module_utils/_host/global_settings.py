@@ -13,9 +13,9 @@ import grp
 import pwd
 import stat
 
+from ansible_collections.pep493.https.plugins.module_utils._host import files as hostfiles
 from ansible_collections.pep493.https.plugins.module_utils._syntax import cfg
 from ansible_collections.pep493.https.plugins.module_utils._syntax import envfile
-from ansible_collections.pep493.https.plugins.module_utils._host import files as hostfiles
 from ansible_collections.pep493.https.plugins.module_utils._syntax import systemd
 
 VARIABLE = envfile.VARIABLE

@@ -15,12 +15,12 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.pep493.https.plugins.module_utils._host import effect as effects
-from ansible_collections.pep493.https.plugins.module_utils._syntax import envfile
+from ansible_collections.pep493.https.plugins.module_utils._host import environment as service_env
 from ansible_collections.pep493.https.plugins.module_utils._host import global_settings as hostwide
 from ansible_collections.pep493.https.plugins.module_utils._host import runtime as runtimes
-from ansible_collections.pep493.https.plugins.module_utils._host import environment as service_env
-from ansible_collections.pep493.https.plugins.module_utils._syntax import systemd
 from ansible_collections.pep493.https.plugins.module_utils._host import units
+from ansible_collections.pep493.https.plugins.module_utils._syntax import envfile
+from ansible_collections.pep493.https.plugins.module_utils._syntax import unit_names
 
 VARIABLE = envfile.VARIABLE
 _RELEVANT = (b'Environment', VARIABLE.encode('ascii'))
@@ -191,4 +191,4 @@ class Host(object):
         """Names of every service this host has files for, and of every loaded one."""
         names = set(self.tree.service_names())
         names.update(self.runtime.loaded if self.runtime is not None else ())
-        return sorted(n for n in names if systemd.unit_name_parts(n) is not None)
+        return sorted(n for n in names if unit_names.unit_name_parts(n) is not None)

@@ -24,6 +24,7 @@ import os
 
 from ansible_collections.pep493.https.plugins.module_utils._syntax import envfile
 from ansible_collections.pep493.https.plugins.module_utils._syntax import systemd
+from ansible_collections.pep493.https.plugins.module_utils._syntax import unit_names
 
 VARIABLE = envfile.VARIABLE
 PROC = '/proc'
@@ -200,7 +201,7 @@ def service_of_cgroup(data):
         controllers, _sep, path = rest.partition(':')
         if hierarchy != '0' and controllers != 'name=systemd':
             continue
-        services = [part for part in path.split('/') if part.endswith(systemd.SUFFIX)]
+        services = [part for part in path.split('/') if part.endswith(unit_names.SUFFIX)]
         if services and '/user.slice/' not in path + '/':
             return path, services[-1]
         return path, None

@@ -25,7 +25,7 @@ __metaclass__ = type
 import posixpath
 
 from ansible_collections.pep493.https.plugins.module_utils._host import files as hostfiles
-from ansible_collections.pep493.https.plugins.module_utils._syntax import systemd
+from ansible_collections.pep493.https.plugins.module_utils._syntax import unit_names
 
 # The system manager's unit search path as systemd 247 builds it (systemctl show -p UnitPath on
 # Debian bullseye); /lib/systemd/system is also read where /lib is not a link to /usr/lib.
@@ -85,7 +85,7 @@ class Unit(object):
 
     @property
     def instance(self):
-        parts = systemd.unit_name_parts(self.id)
+        parts = unit_names.unit_name_parts(self.id)
         return parts[1] if parts else None
 
 
@@ -135,7 +135,7 @@ class UnitTree(object):
             self.entries[folder] = kept
             self._present[folder] = set(kept)
             for name in kept:
-                if systemd.unit_name_parts(name) is None or name in self.ids:
+                if unit_names.unit_name_parts(name) is None or name in self.ids:
                     continue
                 target = self._entry_target(folder, name)
                 if target is not None:
@@ -192,7 +192,7 @@ class UnitTree(object):
         for _hop in range(_FOLLOW_MAX):
             target = self.ids.get(current)
             if target is None:
-                template = systemd.template_of(current)
+                template = unit_names.template_of(current)
                 target = self.ids.get(template) if template else None
                 if target is None:
                     return None
@@ -208,7 +208,7 @@ class UnitTree(object):
             dst = self._fragment_of(src)
             if dst is None or dst == hostfiles.DEV_NULL:
                 continue        # (an empty, masking file is only ever loaded as masked: _names() stops there)
-            if systemd.is_template(posixpath.basename(dst)) and systemd.is_instance(src):
+            if unit_names.is_template(posixpath.basename(dst)) and unit_names.is_instance(src):
                 continue
             names.setdefault(posixpath.basename(dst), []).append(src)
         return names
@@ -218,12 +218,12 @@ class UnitTree(object):
     def service_names(self):
         """Names of every service that has a file, and of every one with a drop-in folder of its
         own (``a.service.d``): the units this host could load, by their own names."""
-        found = set(name for name in self.ids if name.endswith(systemd.SUFFIX))
+        found = set(name for name in self.ids if name.endswith(unit_names.SUFFIX))
         for folder in self.search_path:
             for entry in self.entries.get(folder, ()):
-                if entry.endswith(systemd.SUFFIX + '.d'):
+                if entry.endswith(unit_names.SUFFIX + '.d'):
                     name = entry[:-2]
-                    parts = systemd.unit_name_parts(name)
+                    parts = unit_names.unit_name_parts(name)
                     # "a-.service.d" and "a-@.service.d" hold drop-ins for every "a-..." unit
                     if parts is not None and not parts[0].endswith('-'):
                         found.add(name)
@@ -235,11 +235,11 @@ class UnitTree(object):
         if fragment is None or fragment == hostfiles.DEV_NULL:
             return name
         base = posixpath.basename(fragment)
-        parts = systemd.unit_name_parts(name)
-        if systemd.is_template(base) and parts and parts[1]:
-            base_parts = systemd.unit_name_parts(base)
+        parts = unit_names.unit_name_parts(name)
+        if unit_names.is_template(base) and parts and parts[1]:
+            base_parts = unit_names.unit_name_parts(base)
             return '%s@%s.%s' % (base_parts[0], parts[1], base_parts[2])
-        return base if systemd.unit_name_parts(base) else name
+        return base if unit_names.unit_name_parts(base) else name
 
     def load(self, name):
         """The Unit systemd loads for ``name`` (an alias gives the same unit as its target)."""
@@ -275,19 +275,19 @@ class UnitTree(object):
     def _names(self, name, unit_id, fragment):
         """The unit's names: its own, and every alias of its fragment (None when masked)."""
         names = set([unit_id])
-        if not systemd.is_template(name):
+        if not unit_names.is_template(name):
             names.add(name)
         if fragment is None:
             return sorted(names)
-        instance = (systemd.unit_name_parts(name) or (None, None, None))[1]
+        instance = (unit_names.unit_name_parts(name) or (None, None, None))[1]
         for alias in self._aliases.get(posixpath.basename(fragment), ()):
-            if instance and systemd.is_template(alias):
-                parts = systemd.unit_name_parts(alias)
+            if instance and unit_names.is_template(alias):
+                parts = unit_names.unit_name_parts(alias)
                 alias = '%s@%s.%s' % (parts[0], instance, parts[2])
                 if self._fragment_of(alias) not in (None, fragment):
                     continue
             names.add(alias)
-        return sorted(n for n in names if not systemd.is_template(n) or systemd.is_template(name))
+        return sorted(n for n in names if not unit_names.is_template(n) or unit_names.is_template(name))
 
     def _read(self, path, unit):
         if path not in self._content:
@@ -327,7 +327,7 @@ class UnitTree(object):
         template, its dash prefixes (each with its own template, recursively)."""
         found = [] if found is None else found
         found.append(name + '.d')
-        parts = systemd.unit_name_parts(name)
+        parts = unit_names.unit_name_parts(name)
         if parts is None:
             return found
         prefix, instance, unit_type = parts
@@ -396,8 +396,8 @@ class UnitTree(object):
 def _valid_alias(src, dst):
     """unit_validate_alias_symlink_and_warn(): same type; a template only to a template, an
     instance to an instance or its template's alias, a plain name to a plain name."""
-    src_parts = systemd.unit_name_parts(src)
-    dst_parts = systemd.unit_name_parts(dst)
+    src_parts = unit_names.unit_name_parts(src)
+    dst_parts = unit_names.unit_name_parts(dst)
     if not src_parts or not dst_parts or src_parts[2] != dst_parts[2]:
         return False
     src_kind = 'plain' if src_parts[1] is None else ('template' if src_parts[1] == '' else 'instance')

@@ -8,17 +8,18 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
 from ansible_collections.pep493.https.plugins.module_utils._host import global_settings as hostwide
-from ansible_collections.pep493.https.plugins.module_utils._syntax import systemd
 from ansible_collections.pep493.https.plugins.module_utils._host import units
+from ansible_collections.pep493.https.plugins.module_utils._syntax import dates
+from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
+from ansible_collections.pep493.https.plugins.module_utils._syntax import unit_names
 
 VARIABLE = 'PYTHONHTTPSVERIFY'
 _MARKER = dropin.MARKER.encode('ascii')
 
 
 def _wanted(name, wanted):
-    return wanted is None or name in wanted or systemd.template_of(name) in wanted
+    return wanted is None or name in wanted or unit_names.template_of(name) in wanted
 
 
 def select_services(host, wanted=None):
@@ -32,7 +33,7 @@ def select_services(host, wanted=None):
     loaded = host.runtime.loaded if host.runtime is not None else {}
     nominated = set(host.runtime.processes.units_with_variable()) if host.runtime and host.runtime.processes else set()
     chosen = {}
-    loaded_templates = set(systemd.template_of(other) for other in loaded)
+    loaded_templates = set(unit_names.template_of(other) for other in loaded)
     for name in host.candidates() + sorted(nominated):
         if not _wanted(name, wanted) or name in chosen:
             continue
@@ -143,7 +144,7 @@ def service_record(host, service, today=None):
         'overridden': ours is not None and known and runs and source != ours,
         'reason': dropin.escaped(reason),
         'expires': str(expires) if expires else None,
-        'expired': bool(expires and today and dropin.is_expired(expires, today)),
+        'expired': bool(expires and today and dates.is_expired(expires, today)),
         'needs_daemon_reload': host.needs_daemon_reload(service),
         'main_pid': service.main_pid,
         'running_value': running,

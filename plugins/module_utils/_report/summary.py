@@ -8,9 +8,10 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
 from ansible_collections.pep493.https.plugins.module_utils._host import effect as effects
 from ansible_collections.pep493.https.plugins.module_utils._host import global_settings as hostwide
+from ansible_collections.pep493.https.plugins.module_utils._syntax import dates
+from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
 
 _OWN_SOURCES = ('unit', 'dropin', 'environment_file', 'pass_environment')
 _WHY_NOT = {
@@ -187,8 +188,8 @@ def _service_findings(record):
 
 def _is_date(text):
     try:
-        dropin.validate_expires(text)
-    except dropin.DropinValueError:
+        dates.validate_expires(text)
+    except dates.DateError:
         return False
     return True
 

@@ -166,12 +166,12 @@ def parse_cfg(data):
             lines.append(Line(lineno, raw, SECTION_HEADER, section))
             continue
         if section is None:
-            errors.append((lineno, NO_SECTION, _text(body)))
+            errors.append((lineno, NO_SECTION, quoting.text(body)))
             lines.append(Line(lineno, raw, NO_SECTION))
             continue
         match = _OPTION_RE.match(body)
         if not match:
-            errors.append((lineno, JUNK, _text(body)))
+            errors.append((lineno, JUNK, quoting.text(body)))
             lines.append(Line(lineno, raw, JUNK, section))
             continue
         name = match.group('option').rstrip().lower()
@@ -190,7 +190,7 @@ def parse_cfg(data):
             # RawConfigParser.get falls back to [DEFAULT] for a section that exists.
             parts = values.get(DEFAULT_SECTION, {}).get(OPTION)
         if parts is not None:
-            raw_value = _text(b'\n'.join(parts))
+            raw_value = quoting.text(b'\n'.join(parts))
     verify = raw_value if raw_value in VALUES else 'platform_default'
     return ParsedConfig(lines, errors, raw_value, verify, https_sections, verify_keys)
 
@@ -317,10 +317,3 @@ def _remove_verify(parsed, sections):
 def new_cfg(verify):
     """Content of a file created by the module."""
     return NEW_FILE_HEADER + b'[https]\nverify=' + verify.encode('ascii') + b'\n'
-
-
-def _text(raw):
-    """Bytes from the file as text for messages and results, never failing on odd bytes."""
-    if isinstance(raw, bytes):
-        return raw.decode('utf-8', 'replace')
-    return raw

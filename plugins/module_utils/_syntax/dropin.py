@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) pep493.https contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Per-service PYTHONHTTPSVERIFY drop-ins: unit-name validation, rendering, reading back.
+"""Per-service PYTHONHTTPSVERIFY drop-ins: rendering, reading back, the reason and the name.
 
 A drop-in of ours is recognised by its marker line, never by its file name alone. Its header
 comments carry the reason and the expiry date of the exception, so that the module and the
@@ -12,10 +12,12 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import datetime
 import re
 
+from ansible_collections.pep493.https.plugins.module_utils._syntax import dates
+from ansible_collections.pep493.https.plugins.module_utils._syntax import quoting
 from ansible_collections.pep493.https.plugins.module_utils._syntax import systemd
+from ansible_collections.pep493.https.plugins.module_utils._syntax import unit_names
 from ansible_collections.pep493.https.plugins.module_utils._syntax.quoting import show  # noqa: F401 - dropin.show
 
 MARKER = '# Managed by pep493.https.service_verification; edits here are overwritten.'
@@ -29,124 +31,25 @@ VARIABLE = 'PYTHONHTTPSVERIFY'
 REASON_MAX = 200
 # A drop-in of ours is under 1 KiB; a larger file at its name is refused before it is parsed.
 MAX_DROPIN_SIZE = 64 * 1024
-UNIT_NAME_MAX = 255
-# Linux file systems (ext4, xfs, btrfs, tmpfs) take at most 255 bytes per file name: the drop-in
-# folder <unit>.service.d and the drop-in file are each one name. Names here are ASCII only.
-NAME_BYTES_MAX = 255
-SUFFIX = '.service'
 
-# Unit types systemd knows; a name ending in one of these (other than .service) is refused.
-UNIT_TYPES = ('service', 'socket', 'target', 'device', 'mount', 'automount', 'swap', 'timer',
-              'path', 'slice', 'scope')
-
-# systemd's VALID_CHARS (unit-name.h): a prefix and an instance use these; '@' separates them.
-# \Z, not $: "$" would accept a trailing newline.
-_VALID_CHARS = re.compile(r'[A-Za-z0-9:_.\\-]+\Z')
-_INSTANCE_CHARS = re.compile(r'[A-Za-z0-9:_.\\@-]+\Z')
 _DROPIN_NAME = re.compile(r'[A-Za-z0-9_][A-Za-z0-9_.@+-]*\.conf\Z')
-_DATE = re.compile(r'([0-9]{4})-([0-9]{2})-([0-9]{2})\Z')  # ASCII digits only, whatever re's Unicode rules
 _REASON_LINE = '# reason: '
 _EXPIRES_LINE = '# expires: '
-
-try:
-    _TEXT_TYPES = (str, unicode)  # noqa: F821 - Python 2
-except NameError:
-    _TEXT_TYPES = (str,)
-
-
-class UnitNameError(ValueError):
-    """A unit name systemd would not accept as a service, or that this module refuses."""
 
 
 class DropinValueError(ValueError):
     """A reason, expiry date or drop-in file name that cannot go into a drop-in."""
 
 
-def _to_text(value):
-    if isinstance(value, bytes) and not isinstance(value, str):
-        return value.decode('utf-8', 'replace')
-    if isinstance(value, bytes):  # Python 2 str
-        try:
-            return value.decode('utf-8')
-        except UnicodeDecodeError:
-            return value.decode('latin-1')
-    return value
-
-
-def validate_unit_name(name):
-    """The canonical ``x.service`` form of ``name``, or UnitNameError naming the value.
-
-    ``legacy-app`` means ``legacy-app.service``. Accepted forms are systemd's: plain
-    ``a.service``, template ``a@.service`` and instance ``a@b.service``; at most 255 characters
-    with the suffix; characters ``A-Z a-z 0-9 : _ . \\ -`` (and ``@`` as described). Any other
-    unit type (``.socket``, ``.timer``, ...) is refused.
-    """
-    if not isinstance(name, _TEXT_TYPES):
-        raise UnitNameError('unit name %s is not a string' % show(name))
-    name = _to_text(name)
-    if name == '':
-        raise UnitNameError('unit name is empty; give a service name such as "legacy-app"')
-    canonical = name
-    if not name.endswith(SUFFIX):
-        dot = name.rfind('.')
-        if dot >= 0 and name[dot + 1:] in UNIT_TYPES:
-            raise UnitNameError('unit name %s is a .%s unit; only .service units take PYTHONHTTPSVERIFY'
-                                % (show(name), name[dot + 1:]))
-        canonical = name + SUFFIX
-    if len(canonical) > UNIT_NAME_MAX:
-        raise UnitNameError('unit name %s is %d characters long with its suffix; systemd allows at most %d'
-                            % (show(name), len(canonical), UNIT_NAME_MAX))
-    folder = len((canonical + '.d').encode('utf-8'))
-    if folder > NAME_BYTES_MAX:
-        raise UnitNameError('unit name %s is %d characters long with its suffix; its drop-in folder (<name>.service.d) '
-                            "would be %d bytes long, and a file name has at most %d bytes (the file system's limit)"
-                            % (show(name), len(canonical), folder, NAME_BYTES_MAX))
-    stem = canonical[:-len(SUFFIX)]
-    prefix, at, instance = stem.partition('@')
-    if prefix == '':
-        raise UnitNameError('unit name %s has nothing before "%s"; systemd needs a name there'
-                            % (show(name), '@' if at else SUFFIX))
-    if not _VALID_CHARS.match(prefix):
-        raise UnitNameError('unit name %s contains %s; systemd allows only letters, digits and ":_.\\-" '
-                            '(plus "@" for templates); use systemd-escape for other characters'
-                            % (show(name), show(_first_bad(prefix, _VALID_CHARS))))
-    if instance and not _INSTANCE_CHARS.match(instance):
-        raise UnitNameError('unit name %s has an instance with %s; systemd allows only letters, digits '
-                            'and ":_.\\-@"; use systemd-escape for other characters'
-                            % (show(name), show(_first_bad(instance, _INSTANCE_CHARS))))
-    return str(canonical)  # only ASCII gets here; a native str on Python 2 too
-
-
-def _first_bad(text, pattern):
-    for char in text:
-        if not pattern.match(char):
-            return char
-    return text
-
-
-def is_template(unit):
-    """``a@.service``: a template, not a unit that runs (its drop-ins apply to every instance)."""
-    return unit.endswith('@' + SUFFIX)
-
-
-def template_of(unit):
-    """``a@.service`` for the instance ``a@b.service``; None for a plain unit or a template."""
-    stem = unit[:-len(SUFFIX)]
-    prefix, at, instance = stem.partition('@')
-    if at and instance:
-        return prefix + '@' + SUFFIX
-    return None
-
-
 def validate_dropin_name(name):
     """A file name systemd reads from a ``.d`` folder (``*.conf``), with no path in it."""
-    if not isinstance(name, _TEXT_TYPES) or not _DROPIN_NAME.match(name) or '..' in name:
+    if not isinstance(name, quoting.TEXT_TYPES) or not _DROPIN_NAME.match(name) or '..' in name:
         raise DropinValueError('dropin_name %s must be a plain file name ending in ".conf" (letters, digits, '
                                '"_.@+-", not starting with "." or "-"); systemd reads only *.conf drop-ins'
                                % show(name))
-    if len(name.encode('utf-8')) > NAME_BYTES_MAX:
+    if len(name.encode('utf-8')) > unit_names.NAME_BYTES_MAX:
         raise DropinValueError('dropin_name %s is %d bytes long; a file name has at most %d bytes (the file '
-                               "system's limit)" % (show(name), len(name.encode('utf-8')), NAME_BYTES_MAX))
+                               "system's limit)" % (show(name), len(name.encode('utf-8')), unit_names.NAME_BYTES_MAX))
     return str(name)
 
 
@@ -202,9 +105,9 @@ def validate_reason(text):
     """A single printable line of at most REASON_MAX characters, stripped; None when empty."""
     if text is None:
         return None
-    if not isinstance(text, _TEXT_TYPES):
+    if not isinstance(text, quoting.TEXT_TYPES):
         raise DropinValueError('reason %s is not a string' % show(text))
-    text = _to_text(text).strip()
+    text = quoting.text(text).strip()
     if text == '':
         return None
     for char in text:
@@ -222,49 +125,14 @@ def validate_reason(text):
     return text
 
 
-def validate_expires(text):
-    """A ``datetime.date`` from ``YYYY-MM-DD`` (or a date given as such); None when not given."""
-    if text is None or text == '':
-        return None
-    if isinstance(text, datetime.datetime):
-        return text.date()
-    if isinstance(text, datetime.date):
-        return text
-    if not isinstance(text, _TEXT_TYPES):
-        raise DropinValueError('expires %s is not a date; use YYYY-MM-DD' % show(text))
-    match = _DATE.match(_to_text(text).strip())
-    if not match:
-        raise DropinValueError('expires %s is not a date of the form YYYY-MM-DD' % show(text))
-    try:
-        return datetime.date(int(match.group(1)), int(match.group(2)), int(match.group(3)))
-    except ValueError as exc:
-        raise DropinValueError('expires %s is not a real date: %s' % (show(text), exc))
-
-
-def is_expired(expires, today):
-    """An exception is valid through its ``expires`` day and expired from the day after."""
-    if expires is None:
-        return False
-    if not isinstance(expires, datetime.date):
-        try:
-            expires = validate_expires(expires)
-        except DropinValueError:
-            return False
-    if isinstance(expires, datetime.datetime):
-        expires = expires.date()
-    if isinstance(today, datetime.datetime):
-        today = today.date()
-    return today > expires
-
-
 def render_dropin(verify, reason=None, expires=None):
     """The complete drop-in, as bytes, for ``verify`` (True: =1, False: =0).
 
-    ``reason`` and ``expires`` must have been validated (validate_reason/validate_expires);
+    ``reason`` and ``expires`` must have been validated (validate_reason, dates.validate_expires);
     they are checked again so that no input can add a line to the file.
     """
     reason = validate_reason(reason)
-    expires = validate_expires(expires)
+    expires = dates.validate_expires(expires)
     lines = [MARKER]
     if reason is not None:
         lines.append(_REASON_LINE + reason)
@@ -315,8 +183,8 @@ def parse_header(data):
         elif line.startswith(_EXPIRES_LINE):
             raw = line[len(_EXPIRES_LINE):].strip()
             try:
-                expires = validate_expires(raw)
-            except DropinValueError:
+                expires = dates.validate_expires(raw)
+            except dates.DateError:
                 expires = raw or None
     return reason, expires
 
@@ -342,11 +210,11 @@ def dropin_path(unit_dir, unit, dropin_name=DEFAULT_DROPIN_NAME):
 
 def unit_from_dropin_folder(folder_name):
     """The unit a ``<unit>.d`` folder name belongs to, or None when it is not a valid service."""
-    if not folder_name.endswith(SUFFIX + '.d'):
+    if not folder_name.endswith(unit_names.SUFFIX + '.d'):
         return None
     try:
-        return validate_unit_name(folder_name[:-2])
-    except UnitNameError:
+        return unit_names.validate_unit_name(folder_name[:-2])
+    except unit_names.UnitNameError:
         return None
 
 

@@ -16,6 +16,7 @@ __metaclass__ = type
 
 import re
 
+from ansible_collections.pep493.https.plugins.module_utils._syntax import quoting
 from ansible_collections.pep493.https.plugins.module_utils._syntax import systemd
 
 VARIABLE = 'PYTHONHTTPSVERIFY'
@@ -33,12 +34,6 @@ _SHELL_NEED_ESCAPE = '"\\`$'
 
 class EnvFileError(ValueError):
     """A file systemd refuses to load (the unit then does not start unless the name had "-")."""
-
-
-def _text(raw):
-    if isinstance(raw, bytes):
-        return raw.decode('utf-8', 'replace')
-    return raw
 
 
 def parse_environment_file(data):
@@ -194,7 +189,7 @@ _ENV_NAME_RE = re.compile(r'^[A-Za-z_][A-Za-z0-9_]*$')
 def parse_etc_environment(data):
     """/etc/environment as pam_env reads it: [(line, name, value)]; ``export`` is allowed."""
     result = []
-    for lineno, raw in enumerate(_text(data).split('\n'), 1):
+    for lineno, raw in enumerate(quoting.text(data).split('\n'), 1):
         line = raw.strip()
         if not line or line.startswith('#'):
             continue
@@ -232,7 +227,7 @@ def parse_shell_settings(data):
     example ``export PYTHONHTTPSVERIFY``). Comment lines are skipped.
     """
     result = []
-    for lineno, raw in enumerate(_text(data).split('\n'), 1):
+    for lineno, raw in enumerate(quoting.text(data).split('\n'), 1):
         line = raw.strip()
         if VARIABLE not in line or line.startswith('#'):
             continue
@@ -266,7 +261,7 @@ def parse_environ(blob):
         name, sep, value = entry.partition(b'=')
         if not sep or not name:
             continue
-        key = _text(name)
+        key = quoting.text(name)
         if key not in env:
-            env[key] = _text(value)
+            env[key] = quoting.text(value)
     return env

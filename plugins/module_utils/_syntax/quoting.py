@@ -31,3 +31,13 @@ def show(value, limit=QUOTE_LIMIT):
     if text.startswith("u'") or text.startswith('u"'):
         text = text[1:]
     return text
+
+
+def text(value):
+    """``value`` as text, never failing: bytes decoded as UTF-8 (a byte that is not UTF-8 becomes
+    U+FFFD), text as it is, anything else through str()."""
+    if isinstance(value, bytes):
+        return value.decode('utf-8', 'replace')
+    if isinstance(value, TEXT_TYPES):
+        return value
+    return str(value)

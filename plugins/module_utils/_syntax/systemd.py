@@ -15,15 +15,13 @@ __metaclass__ = type
 
 import re
 
-# systemd.unit(5) names
-SUFFIX = '.service'
-UNIT_TYPES = ('service', 'socket', 'target', 'device', 'mount', 'automount', 'swap', 'timer', 'path', 'slice',
-              'scope')
+from ansible_collections.pep493.https.plugins.module_utils._syntax import quoting
+from ansible_collections.pep493.https.plugins.module_utils._syntax import unit_names
+
 _WHITESPACE = ' \t\n\r'
 _ESCAPES = {'a': 0x07, 'b': 0x08, 'f': 0x0c, 'n': 0x0a, 'r': 0x0d, 't': 0x09, 'v': 0x0b, '\\': 0x5c, '"': 0x22,
             "'": 0x27, 's': 0x20}
 _HEX = '0123456789abcdefABCDEF'
-_UNIT_NAME = re.compile(r'\A[A-Za-z0-9:_.\\-]+(@[A-Za-z0-9:_.\\@-]*)?\.([a-z]+)\Z')
 _ALNUM = re.compile(r'[A-Za-z0-9]')
 _BOM = u'\ufeff'
 _SURROGATE = re.compile(u'[\ud800-\udfff]')
@@ -31,12 +29,6 @@ _SURROGATE = re.compile(u'[\ud800-\udfff]')
 
 class WordError(ValueError):
     """Text systemd refuses to split into words (an unbalanced quote, a bad escape)."""
-
-
-def _text(data):
-    if isinstance(data, bytes):
-        return data.decode('utf-8', 'replace')
-    return data
 
 
 # ---------------------------------------------------------------------------------------------
@@ -240,7 +232,7 @@ def extract_first_word(text, index=0, cunescape=True, unquote=True):
 def extract_words(text, cunescape=True, unquote=True):
     """Words of ``text`` (bytes each) as systemd splits them: (words, error), the words before
     the first one systemd refuses and why it refused it (None when all were taken)."""
-    text = _text(text)
+    text = quoting.text(text)
     words = []
     index = 0
     while True:
@@ -303,52 +295,8 @@ def parse_environment(value):
 
 
 # ---------------------------------------------------------------------------------------------
-# Unit names and specifiers: unit-name.c, unit-printf.c, specifier.c
+# Unit name escapes and specifiers: unit-name.c, unit-printf.c, specifier.c
 # ---------------------------------------------------------------------------------------------
-
-_PARTS = {}
-
-
-def unit_name_parts(name):
-    """(prefix, instance or None, type) of a valid unit name, or None.
-
-    ``a@b.service`` -> ('a', 'b', 'service'); the template ``a@.service`` -> ('a', '', 'service').
-    """
-    if name not in _PARTS:
-        if len(_PARTS) > 10000:
-            _PARTS.clear()
-        _PARTS[name] = _unit_name_parts(name)
-    return _PARTS[name]
-
-
-def _unit_name_parts(name):
-    match = _UNIT_NAME.match(name or '')
-    if not match or match.group(2) not in UNIT_TYPES or len(name) > 255:
-        return None
-    stem = name[:-len(match.group(2)) - 1]
-    prefix, at, instance = stem.partition('@')
-    if not prefix:
-        return None
-    return prefix, instance if at else None, match.group(2)
-
-
-def is_template(name):
-    parts = unit_name_parts(name)
-    return bool(parts) and parts[1] == ''
-
-
-def is_instance(name):
-    parts = unit_name_parts(name)
-    return bool(parts) and bool(parts[1])
-
-
-def template_of(name):
-    """``a@.service`` for the instance ``a@b.service``, None otherwise."""
-    parts = unit_name_parts(name)
-    if not parts or not parts[1]:
-        return None
-    return '%s@.%s' % (parts[0], parts[2])
-
 
 def unescape_unit_name(text):
     """unit_name_unescape(): ``-`` is ``/``, ``\\xNN`` a byte."""
@@ -405,7 +353,7 @@ def expand_specifiers(text, unit):
     """
     if '%' not in text:
         return text
-    prefix, instance, _type = unit_name_parts(unit) or (unit, None, 'service')
+    prefix, instance, _type = unit_names.unit_name_parts(unit) or (unit, None, 'service')
     out = []
     index = 0
     while index < len(text):
@@ -437,7 +385,7 @@ def _specifier(spec, unit, prefix, instance):
     if spec in _FIXED_SPECIFIERS:
         return _FIXED_SPECIFIERS[spec]
     last = prefix.rsplit('-', 1)[-1] if '-' in prefix else prefix
-    plain = {'n': unit, 'N': unit[:-len(SUFFIX)] if unit.endswith(SUFFIX) else unit.rsplit('.', 1)[0],
+    plain = {'n': unit, 'N': unit[:-len(unit_names.SUFFIX)] if unit.endswith(unit_names.SUFFIX) else unit.rsplit('.', 1)[0],
              'p': prefix, 'i': instance or '', 'j': last}
     if spec in plain:
         return plain[spec]
@@ -493,8 +441,8 @@ def parse_list_units(text):
     units = {}
     for line in text.splitlines():
         fields = line.split()
-        if fields and not fields[0].endswith(SUFFIX):
+        if fields and not fields[0].endswith(unit_names.SUFFIX):
             fields = fields[1:]
-        if len(fields) >= 4 and fields[0].endswith(SUFFIX):
+        if len(fields) >= 4 and fields[0].endswith(unit_names.SUFFIX):
             units[fields[0]] = (fields[1], fields[2], fields[3])
     return units

@@ -27,8 +27,8 @@ import re
 import stat
 import time
 
-from ansible_collections.pep493.https.plugins.module_utils._syntax import cfg
 from ansible_collections.pep493.https.plugins.module_utils._host import files as hostfiles
+from ansible_collections.pep493.https.plugins.module_utils._syntax import cfg
 from ansible_collections.pep493.https.plugins.module_utils._write import safe_file
 
 RECORD_SUFFIX = '.pep493-original'

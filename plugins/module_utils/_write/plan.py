@@ -16,9 +16,11 @@ __metaclass__ = type
 import os
 import stat
 
-from ansible_collections.pep493.https.plugins.module_utils._syntax import cfg
-from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
 from ansible_collections.pep493.https.plugins.module_utils._host import files as hostfiles
+from ansible_collections.pep493.https.plugins.module_utils._syntax import cfg
+from ansible_collections.pep493.https.plugins.module_utils._syntax import dates
+from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
+from ansible_collections.pep493.https.plugins.module_utils._syntax import unit_names
 
 DROPIN_MODE = 0o644
 FOLDER_MODE = 0o755
@@ -146,8 +148,8 @@ def requests(name, services, defaults):
     seen = {}
     for label, raw, own in raw_items:
         try:
-            unit = dropin.validate_unit_name(raw['name'])
-        except dropin.UnitNameError as exc:
+            unit = unit_names.validate_unit_name(raw['name'])
+        except unit_names.UnitNameError as exc:
             errors.append('%s: %s' % (label, exc))
             continue
         if unit in seen:
@@ -166,8 +168,8 @@ def requests(name, services, defaults):
         request = Request(label, unit, 'present', raw['verify'])
         try:
             request.reason = dropin.validate_reason(raw['reason'])
-            request.expires = dropin.validate_expires(raw['expires'])
-        except dropin.DropinValueError as exc:
+            request.expires = dates.validate_expires(raw['expires'])
+        except (dropin.DropinValueError, dates.DateError) as exc:
             errors.append('%s (%s): %s' % (label, unit, exc))
         found.append(request)
     return found, errors

@@ -345,7 +345,7 @@ def _valid_mode(module, mode):
         return False
     if isinstance(mode, int):
         return 0 <= mode <= 0o7777
-    mode = _text(mode)
+    mode = quoting.text(mode)
     if _OCTAL.match(mode):
         return True
     if not mode or _NUMBER.match(mode) or not _SYMBOLIC.match(mode):
@@ -358,7 +358,7 @@ def _valid_mode(module, mode):
 
 
 def _known(name, lookup):
-    name = _text(name)
+    name = quoting.text(name)
     if _NUMBER.match(name):
         return True
     try:
@@ -366,10 +366,6 @@ def _known(name, lookup):
     except (KeyError, TypeError, ValueError, UnicodeError):
         return False
     return True
-
-
-def _text(value):
-    return value if isinstance(value, quoting.TEXT_TYPES) else str(value)
 
 
 def file_args_for(module, path, default_mode=None, exists=True):

@@ -17,6 +17,7 @@ import pytest
 from ansible.errors import AnsibleFilterError
 from ansible_collections.pep493.https.plugins.filter import policy
 from ansible_collections.pep493.https.plugins.module_utils import policy as rules
+from ansible_collections.pep493.https.plugins.module_utils._syntax import dates
 
 TODAY = '2026-06-15'
 
@@ -51,9 +52,9 @@ def test_policy_plan_is_the_rule_of_module_utils():
 
 
 def test_policy_plan_uses_the_collection_clock_by_default(monkeypatch):
-    monkeypatch.setattr(rules, 'today', lambda now=None: datetime.date(2026, 6, 15))
+    monkeypatch.setattr(dates, 'today', lambda now=None: datetime.date(2026, 6, 15))
     assert policy.policy_plan([exc('old', expires='2026-06-14')])['expired'][0]['name'] == 'old.service'
-    monkeypatch.setattr(rules, 'today', lambda now=None: datetime.date(2026, 6, 14))
+    monkeypatch.setattr(dates, 'today', lambda now=None: datetime.date(2026, 6, 14))
     assert policy.policy_plan([exc('old', expires='2026-06-14')])['expired'] == []
 
 
@@ -220,7 +221,7 @@ def test_fleet_report_keeps_a_hand_made_override_beside_the_policy_exception():
 
 
 def test_fleet_report_days_left_count_from_the_report_day(monkeypatch):
-    monkeypatch.setattr(rules, 'today', lambda now=None: datetime.date(2026, 7, 1))
+    monkeypatch.setattr(dates, 'today', lambda now=None: datetime.date(2026, 7, 1))
     report = policy.fleet_report(['a'], {'a': with_exceptions('2026-07-15')})
     assert report['hosts'][0]['exceptions'][0]['days_left'] == 14
 
@@ -486,7 +487,7 @@ def test_fleet_report_shows_a_hand_made_drop_in_from_a_real_audit_record(tmp_pat
     write(tmp_path, '/usr/lib/systemd/system/legacy.service', b'[Service]\nExecStart=/usr/bin/python2.7 /srv/app\n')
     write(tmp_path, etc + '/legacy.service.d/override.conf', b'[Service]\nEnvironment=PYTHONHTTPSVERIFY=0\n')
     write(tmp_path, etc + '/legacy.service.d/zz-pep493-https.conf',
-          dropin.render_dropin(False, 'vendor CA', dropin.validate_expires('2026-12-31')))
+          dropin.render_dropin(False, 'vendor CA', dates.validate_expires('2026-12-31')))
     services = records.scan_services(hostmodel.Host(hostfiles.HostFiles(str(tmp_path))), datetime.date(2026, 6, 15))
     report = policy.fleet_report(['a'], {'a': status(info(services=services), 'compliant_with_exceptions')})
     row = report['hosts'][0]['exceptions'][0]

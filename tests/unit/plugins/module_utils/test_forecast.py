@@ -15,10 +15,10 @@ import pytest
 
 from ansible_collections.pep493.https.plugins.module_utils._forecast import endpoints as eps
 from ansible_collections.pep493.https.plugins.module_utils._forecast import targets as forecast
+from ansible_collections.pep493.https.plugins.module_utils._host import environment as service_env
 from ansible_collections.pep493.https.plugins.module_utils._host import files as hostfiles
 from ansible_collections.pep493.https.plugins.module_utils._host import model as hostmodel
 from ansible_collections.pep493.https.plugins.module_utils._host import runtime
-from ansible_collections.pep493.https.plugins.module_utils._host import environment as service_env
 from ansible_collections.pep493.https.tests.unit import tls_servers
 from ansible_collections.pep493.https.tests.unit.tree import fake_proc, write
 

@@ -16,9 +16,9 @@ import tempfile
 
 from hypothesis import given, strategies as st
 
-from ansible_collections.pep493.https.plugins.module_utils._report import services as records
 from ansible_collections.pep493.https.plugins.module_utils._host import files as hostfiles
 from ansible_collections.pep493.https.plugins.module_utils._host import model as hostmodel
+from ansible_collections.pep493.https.plugins.module_utils._report import services as records
 from ansible_collections.pep493.https.plugins.module_utils._syntax import envfile
 from ansible_collections.pep493.https.tests.unit.fuzz import FUZZ
 from ansible_collections.pep493.https.tests.unit.tree import write

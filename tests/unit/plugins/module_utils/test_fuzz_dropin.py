@@ -15,7 +15,9 @@ import re
 
 from hypothesis import given, strategies as st
 
+from ansible_collections.pep493.https.plugins.module_utils._syntax import dates
 from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
+from ansible_collections.pep493.https.plugins.module_utils._syntax import unit_names
 from ansible_collections.pep493.https.tests.unit.fuzz import FUZZ
 
 
@@ -39,15 +41,15 @@ def single_ascii_line(text):
 @given(NAMEISH)
 def test_unit_names_are_accepted_only_inside_unit_dir(name):
     try:
-        unit = dropin.validate_unit_name(name)
-    except dropin.UnitNameError as exc:
+        unit = unit_names.validate_unit_name(name)
+    except unit_names.UnitNameError as exc:
         # the offending value is shown, escaped: no newline or control character reaches a log
         assert single_ascii_line(str(exc)), str(exc)
         return
-    assert unit.endswith('.service') and len((unit + '.d').encode('utf-8')) <= dropin.NAME_BYTES_MAX
+    assert unit.endswith('.service') and len((unit + '.d').encode('utf-8')) <= unit_names.NAME_BYTES_MAX
     assert re.match(r'[A-Za-z0-9:_.\\@-]+\.service\Z', unit), unit
     assert unit in (name, name + '.service')
-    assert dropin.validate_unit_name(unit) == unit
+    assert unit_names.validate_unit_name(unit) == unit
     path = dropin.dropin_path(UNIT_DIR, unit)
     assert posixpath.normpath(path) == path
     assert posixpath.dirname(path) == UNIT_DIR + '/' + unit + '.d'
@@ -58,7 +60,7 @@ def test_unit_names_are_accepted_only_inside_unit_dir(name):
        st.one_of(st.none(), st.text(alphabet='abcXYZ019:_.-@', max_size=60)))
 def test_systemd_names_are_accepted(prefix, instance):
     name = prefix if instance is None else prefix + '@' + instance
-    assert dropin.validate_unit_name(name) == name + '.service'
+    assert unit_names.validate_unit_name(name) == name + '.service'
 
 
 REASON = st.one_of(st.none(), st.text(max_size=220), st.text(alphabet='ab \\#[]=\n\r\x85\u2028%', max_size=20))
@@ -70,8 +72,8 @@ EXPIRES = st.one_of(st.none(), st.dates().map(lambda d: d.isoformat()), st.text(
 def test_rendered_dropin_reads_back_and_holds_no_injected_line(verify, reason, expires):
     try:
         reason_ok = dropin.validate_reason(reason)
-        expires_ok = dropin.validate_expires(expires)
-    except dropin.DropinValueError as exc:
+        expires_ok = dates.validate_expires(expires)
+    except (dropin.DropinValueError, dates.DateError) as exc:
         assert single_ascii_line(str(exc)), str(exc)
         return
     data = dropin.render_dropin(verify, reason_ok, expires_ok)

@@ -14,10 +14,10 @@ import os
 import pytest
 
 from ansible_collections.pep493.https.plugins.module_utils._backends import verification_info as audit
-from ansible_collections.pep493.https.plugins.module_utils._write import plan
 from ansible_collections.pep493.https.plugins.module_utils._host import files as hostfiles
 from ansible_collections.pep493.https.plugins.module_utils._syntax import cfg
 from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
+from ansible_collections.pep493.https.plugins.module_utils._write import plan
 from ansible_collections.pep493.https.tests.unit.tree import snapshot, write
 
 UNIT_DIR = '/etc/systemd/system'

@@ -12,8 +12,10 @@ import datetime
 import pytest
 from hypothesis import given, strategies as st
 
-from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
 from ansible_collections.pep493.https.plugins.module_utils import policy
+from ansible_collections.pep493.https.plugins.module_utils._syntax import dates
+from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
+from ansible_collections.pep493.https.plugins.module_utils._syntax import unit_names
 from ansible_collections.pep493.https.plugins.module_utils._write import plan
 from ansible_collections.pep493.https.tests.unit.fuzz import FUZZ
 
@@ -282,7 +284,7 @@ def test_policy_refuses_an_unknown_value_and_reports_every_problem_at_once():
 
 
 def test_policy_plan_defaults_to_the_collection_clock(monkeypatch):
-    monkeypatch.setattr(policy, 'today', lambda now=None: datetime.date(2030, 1, 1))
+    monkeypatch.setattr(dates, 'today', lambda now=None: datetime.date(2030, 1, 1))
     assert [e['name'] for e in policy.plan_policy('enable', [exc('a')])['expired']] == ['a.service']
 
 
@@ -318,5 +320,5 @@ def test_plan_accepts_exactly_what_the_module_accepts(name, reason, expires, ver
     assert bool(result['problems']) == bool(refused_by_module), (result['problems'], refused_by_module)
     if not refused_by_module:
         item = result['services'][0]
-        assert item['name'] == dropin.validate_unit_name(name)
+        assert item['name'] == unit_names.validate_unit_name(name)
         assert item['reason'] == dropin.validate_reason(reason)

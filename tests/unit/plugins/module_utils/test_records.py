@@ -12,10 +12,11 @@ import datetime
 import os
 import tempfile
 
-from ansible_collections.pep493.https.plugins.module_utils._report import services as records
 from ansible_collections.pep493.https.plugins.module_utils._host import files as hostfiles
 from ansible_collections.pep493.https.plugins.module_utils._host import model as hostmodel
 from ansible_collections.pep493.https.plugins.module_utils._host import runtime
+from ansible_collections.pep493.https.plugins.module_utils._report import services as records
+from ansible_collections.pep493.https.plugins.module_utils._syntax import dates
 from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
 from ansible_collections.pep493.https.tests.unit.tree import fake_proc, write
 
@@ -26,7 +27,7 @@ PY2 = b'[Service]\nExecStart=/usr/bin/python2.7 /srv/app\n'
 
 
 def ours(verify=False, expires='2026-12-31'):
-    return dropin.render_dropin(verify, 'vendor CA not yet trusted', dropin.validate_expires(expires))
+    return dropin.render_dropin(verify, 'vendor CA not yet trusted', dates.validate_expires(expires))
 
 
 def host(root, live=None, loaded_at=None, manager=None):

@@ -9,8 +9,8 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.pep493.https.plugins.module_utils._report import summary as report
 from ansible_collections.pep493.https.plugins.module_utils._host import global_settings as hostwide
+from ansible_collections.pep493.https.plugins.module_utils._report import summary as report
 
 PY2 = {'path': '/usr/bin/python2.7', 'version': '2.7.5', 'honours_env': True,
        'reads_config': '/etc/python/cert-verification.cfg', 'verifies_by_default': True, 'error': None}

@@ -10,6 +10,7 @@ __metaclass__ = type
 import pytest
 
 from ansible_collections.pep493.https.plugins.module_utils._syntax import systemd
+from ansible_collections.pep493.https.plugins.module_utils._syntax import unit_names
 
 
 # --- unit files: config_parse() -------------------------------------------------------------------
@@ -110,13 +111,13 @@ def test_parse_environment(value, expected):
 # --- unit names and specifiers ----------------------------------------------------------------
 
 def test_unit_name_parts():
-    assert systemd.unit_name_parts('a-b@c.service') == ('a-b', 'c', 'service')
-    assert systemd.unit_name_parts('a@.service') == ('a', '', 'service')
-    assert systemd.unit_name_parts('plain.socket') == ('plain', None, 'socket')
+    assert unit_names.unit_name_parts('a-b@c.service') == ('a-b', 'c', 'service')
+    assert unit_names.unit_name_parts('a@.service') == ('a', '', 'service')
+    assert unit_names.unit_name_parts('plain.socket') == ('plain', None, 'socket')
     for bad in ('a.conf', '@x.service', 'a b.service', 'a/b.service', 'x' * 250 + '.service'):
-        assert systemd.unit_name_parts(bad) is None
-    assert systemd.template_of('w@3.service') == 'w@.service' and systemd.template_of('w.service') is None
-    assert systemd.is_template('w@.service') and systemd.is_instance('w@x.service')
+        assert unit_names.unit_name_parts(bad) is None
+    assert unit_names.template_of('w@3.service') == 'w@.service' and unit_names.template_of('w.service') is None
+    assert unit_names.is_template('w@.service') and unit_names.is_instance('w@x.service')
 
 
 @pytest.mark.parametrize('text, unit, expected', [

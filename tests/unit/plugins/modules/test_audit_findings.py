@@ -8,8 +8,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.pep493.https.plugins.modules import cert_verification, verification_info
 from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
+from ansible_collections.pep493.https.plugins.modules import cert_verification, verification_info
 from ansible_collections.pep493.https.tests.unit.tree import write
 
 CFG = '/etc/python/cert-verification.cfg'

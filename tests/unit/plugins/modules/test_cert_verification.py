@@ -14,11 +14,11 @@ import stat
 
 import pytest
 
-from ansible_collections.pep493.https.plugins.modules import cert_verification
-from ansible_collections.pep493.https.plugins.module_utils._write import plan
-from ansible_collections.pep493.https.plugins.module_utils._write import safe_file
 from ansible_collections.pep493.https.plugins.module_utils._host import interpreters as probe
 from ansible_collections.pep493.https.plugins.module_utils._syntax import cfg
+from ansible_collections.pep493.https.plugins.module_utils._write import plan
+from ansible_collections.pep493.https.plugins.module_utils._write import safe_file
+from ansible_collections.pep493.https.plugins.modules import cert_verification
 from ansible_collections.pep493.https.tests.unit.tree import read as get, snapshot, write
 
 CFG = '/etc/python/cert-verification.cfg'

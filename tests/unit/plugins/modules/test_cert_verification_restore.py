@@ -15,8 +15,8 @@ import time
 
 import pytest
 
-from ansible_collections.pep493.https.plugins.modules import cert_verification
 from ansible_collections.pep493.https.plugins.module_utils._write import history
+from ansible_collections.pep493.https.plugins.modules import cert_verification
 from ansible_collections.pep493.https.tests.unit.tree import read, snapshot, write
 
 CFG = '/etc/python/cert-verification.cfg'

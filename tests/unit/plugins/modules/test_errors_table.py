@@ -18,10 +18,10 @@ import socket
 import pytest
 
 
-from ansible_collections.pep493.https.plugins.modules import cert_verification, service_verification
+from ansible_collections.pep493.https.plugins.module_utils._syntax import cfg
 from ansible_collections.pep493.https.plugins.module_utils._write import history
 from ansible_collections.pep493.https.plugins.module_utils._write import safe_file
-from ansible_collections.pep493.https.plugins.module_utils._syntax import cfg
+from ansible_collections.pep493.https.plugins.modules import cert_verification, service_verification
 from ansible_collections.pep493.https.tests.unit.module_args import patch_module_args
 
 # under plugins/modules: ansible-test runs it on Python 2.7 too (only module tests run there)

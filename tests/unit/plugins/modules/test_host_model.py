@@ -16,9 +16,10 @@ import tempfile
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
+from ansible_collections.pep493.https.plugins.module_utils._syntax import dates
+from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
 from ansible_collections.pep493.https.plugins.modules import cert_verification, service_verification
 from ansible_collections.pep493.https.plugins.modules import verification_info
-from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
 from ansible_collections.pep493.https.tests.unit.tree import read as get, snapshot, write
 
 UNITS = '/etc/systemd/system'
@@ -27,7 +28,7 @@ CFG = '/etc/python/cert-verification.cfg'
 
 
 def ours(verify=False):
-    return dropin.render_dropin(verify, 'vendor CA', dropin.validate_expires('2999-01-01'))
+    return dropin.render_dropin(verify, 'vendor CA', dates.validate_expires('2999-01-01'))
 
 
 def audit(run_module, root, **kwargs):

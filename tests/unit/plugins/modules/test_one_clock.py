@@ -3,7 +3,7 @@
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 """One clock: on a given day the role's plan, service_verification, verification_info and the
 compliance verdict agree on which exceptions are expired, whatever the host's time zone (the
-UTC date decides: module_utils/policy.py's today()). The role's filters call the same
+UTC date decides: module_utils/_syntax/dates.py's today()). The role's filters call the same
 functions (tests/unit/plugins/filter), and the fleet report copies the audit's verdict."""
 
 from __future__ import absolute_import, division, print_function
@@ -17,6 +17,7 @@ import time
 import pytest
 
 from ansible_collections.pep493.https.plugins.module_utils import policy
+from ansible_collections.pep493.https.plugins.module_utils._syntax import dates
 from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
 from ansible_collections.pep493.https.plugins.modules import service_verification, verification_info
 from ansible_collections.pep493.https.tests.unit.tree import write
@@ -48,7 +49,7 @@ def host_tree(root):
     for item in exceptions():
         write(root, '/usr/lib/systemd/system/%s.service' % item['name'], b'[Service]\nExecStart=/usr/bin/python2.7 x\n')
         write(root, '%s/%s.service.d/%s' % (UNITS, item['name'], dropin.DEFAULT_DROPIN_NAME),
-              dropin.render_dropin(False, item['reason'], dropin.validate_expires(item['expires'])))
+              dropin.render_dropin(False, item['reason'], dates.validate_expires(item['expires'])))
     write(root, '/etc/python/cert-verification.cfg', b'[https]\nverify=enable\n')
 
 
@@ -58,8 +59,8 @@ def expired_names(rows, key='name'):
 
 def test_the_clock_is_the_utc_date(clock):
     assert time.localtime(time.time()).tm_mday == 16
-    assert policy.today() == datetime.date(2026, 6, 15)
-    assert policy.today(0) == datetime.date(1970, 1, 1)
+    assert dates.today() == datetime.date(2026, 6, 15)
+    assert dates.today(0) == datetime.date(1970, 1, 1)
 
 
 def test_plan_modules_and_report_agree_on_a_given_day(clock, run_module, tmp_path):

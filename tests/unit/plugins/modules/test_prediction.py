@@ -11,10 +11,11 @@ __metaclass__ = type
 
 import pytest
 
+from ansible_collections.pep493.https.plugins.module_utils import policy as rules
+from ansible_collections.pep493.https.plugins.module_utils._syntax import dates
+from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
 from ansible_collections.pep493.https.plugins.modules import cert_verification, service_verification
 from ansible_collections.pep493.https.plugins.modules import verification_info
-from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
-from ansible_collections.pep493.https.plugins.module_utils import policy as rules
 from ansible_collections.pep493.https.tests.unit.tree import snapshot, write
 
 UNITS = '/etc/systemd/system'
@@ -26,7 +27,7 @@ VENDOR = b'# shipped by python-libs\n[https]\nverify=platform_default\n'
 
 
 def ours(verify=False, expires=FUTURE):
-    return dropin.render_dropin(verify, 'vendor CA', dropin.validate_expires(expires))
+    return dropin.render_dropin(verify, 'vendor CA', dates.validate_expires(expires))
 
 
 def exception(name, verify=False, expires=FUTURE):

@@ -16,10 +16,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from ansible.module_utils import basic
-from ansible_collections.pep493.https.plugins.modules import service_verification
 from ansible_collections.pep493.https.plugins.module_utils._host import runtime
 from ansible_collections.pep493.https.plugins.module_utils._host import units
+from ansible_collections.pep493.https.plugins.module_utils._syntax import dates
 from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
+from ansible_collections.pep493.https.plugins.module_utils._syntax import unit_names
+from ansible_collections.pep493.https.plugins.modules import service_verification
 from ansible_collections.pep493.https.tests.unit.tree import read as get, snapshot, write
 
 UNIT_DIR = 'etc/systemd/system'
@@ -217,7 +219,7 @@ def test_services_inherit_top_level_defaults(run_module, tmp_path):
         services=[dict(name='a'), dict(name='b', verify=True, reason='own reason'), dict(name='c', state='absent')]))
     assert [s['action'] for s in result['services']] == ['created', 'created', 'unchanged']
     assert dropin.parse_dropin(get(dropin_file(tmp_path, 'a.service'))) == dict(
-        verify=False, value='0', reason='fleet default', expires=dropin.validate_expires(FUTURE))
+        verify=False, value='0', reason='fleet default', expires=dates.validate_expires(FUTURE))
     assert dropin.parse_dropin(get(dropin_file(tmp_path, 'b.service')))['reason'] == 'own reason'
 
 
@@ -471,7 +473,7 @@ def test_any_name_writes_inside_its_dropin_folder_or_nothing(run_module, name):
             if '\x00' not in name:  # AnsibleModule itself refuses NUL in arguments, before main() checks them
                 assert result['msg'].startswith('Nothing was changed')
         else:
-            unit = dropin.validate_unit_name(name)
+            unit = unit_names.validate_unit_name(name)
             assert written == [os.path.join(UNIT_DIR, unit + '.d', NAME)]
             assert result['services'][0]['path'] == os.path.join(os.path.realpath(root), written[0])
     finally:

@@ -15,12 +15,13 @@ import pytest
 import yaml
 
 from ansible.module_utils import basic
-from ansible_collections.pep493.https.plugins.modules import verification_info
 from ansible_collections.pep493.https.plugins.module_utils._host import files as hostfiles
 from ansible_collections.pep493.https.plugins.module_utils._host import interpreters
 from ansible_collections.pep493.https.plugins.module_utils._host import runtime
 from ansible_collections.pep493.https.plugins.module_utils._host import systemctl
+from ansible_collections.pep493.https.plugins.module_utils._syntax import dates
 from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
+from ansible_collections.pep493.https.plugins.modules import verification_info
 from ansible_collections.pep493.https.tests.unit.tree import fake_proc, snapshot, write
 
 CFG = '/etc/python/cert-verification.cfg'
@@ -28,7 +29,7 @@ UNITS = '/etc/systemd/system'
 
 
 def ours(verify=False, reason='vendor CA not trusted yet', expires='2020-01-31'):
-    return dropin.render_dropin(verify, reason, dropin.validate_expires(expires))
+    return dropin.render_dropin(verify, reason, dates.validate_expires(expires))
 
 
 def fleet_host(root):

@@ -12,8 +12,8 @@ import errno
 import os
 import socket
 
-from ansible_collections.pep493.https.plugins.modules import cert_verification, service_verification, verification_info
 from ansible_collections.pep493.https.plugins.module_utils._write import safe_file
+from ansible_collections.pep493.https.plugins.modules import cert_verification, service_verification, verification_info
 from ansible_collections.pep493.https.tests.unit.tree import read, write
 
 CFG = '/etc/python/cert-verification.cfg'

@@ -13,10 +13,10 @@ import os
 import stat
 import time
 
-from ansible_collections.pep493.https.plugins.modules import cert_verification, service_verification
+from ansible_collections.pep493.https.plugins.module_utils._syntax import cfg
 from ansible_collections.pep493.https.plugins.module_utils._write import history
 from ansible_collections.pep493.https.plugins.module_utils._write import safe_file
-from ansible_collections.pep493.https.plugins.module_utils._syntax import cfg
+from ansible_collections.pep493.https.plugins.modules import cert_verification, service_verification
 from ansible_collections.pep493.https.tests.unit.tree import read, snapshot, write
 
 CFG = '/etc/python/cert-verification.cfg'
