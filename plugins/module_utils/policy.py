@@ -26,6 +26,7 @@ from ansible.module_utils.common.validation import check_type_bool, check_type_s
 from ansible_collections.pep493.https.plugins.module_utils._syntax import cfg
 from ansible_collections.pep493.https.plugins.module_utils._syntax import dates
 from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
+from ansible_collections.pep493.https.plugins.module_utils._syntax import exceptions as exceptions_rule
 from ansible_collections.pep493.https.plugins.module_utils._syntax import unit_names
 
 # Compliance states, best first: the report shows them in this order.
@@ -62,11 +63,10 @@ def _scalar_text(value, what):
     return check_type_str(value, allow_conversion=True)
 
 
-def plan_exception(entry, index, label=EXCEPTIONS_LABEL, require_justification=True):
-    """(item, problem) for one exception entry: the item ``service_verification`` gets
-    (``name`` canonical, ``verify`` a bool, ``reason``, ``expires`` as ``YYYY-MM-DD``), or the
-    message that names the entry and says what is wrong."""
-    where = '%s[%d]' % (label, index)
+def _typed_entry(entry, where):
+    """(the entry as service_verification's item would be typed, problem): a mapping of the known
+    keys only, ``name``, ``reason`` and ``expires`` as text, ``verify`` a bool (default false: an
+    exception is an opt-out unless it says otherwise)."""
     if not isinstance(entry, dict):
         return None, '%s is not a mapping; every exception is {name, verify, reason, expires}' % where
     unknown = sorted(str(key) for key in entry if key not in EXCEPTION_KEYS)
@@ -75,31 +75,25 @@ def plan_exception(entry, index, label=EXCEPTIONS_LABEL, require_justification=T
                       % (where, ', '.join(unknown), ', '.join(EXCEPTION_KEYS)))
     try:
         name = _scalar_text(entry.get('name'), 'name')
+        reason = _scalar_text(entry.get('reason'), 'reason')
+        expires = _scalar_text(entry.get('expires'), 'expires')
     except (dropin.DropinValueError, TypeError) as exc:
         return None, '%s: %s' % (where, exc)
-    if name is None or not name.strip():
-        return None, '%s has no name; every exception names a service (name: legacy-app)' % where
-    try:
-        name = unit_names.validate_unit_name(name)
-    except unit_names.UnitNameError as exc:
-        return None, '%s: %s' % (where, exc)
-    where = '%s (%s)' % (where, name)
     try:
         verify = check_type_bool(entry['verify']) if entry.get('verify') is not None else False
     except (TypeError, ValueError):
         return None, '%s: verify %s is not a boolean; use true or false' % (where, dropin.show(entry.get('verify')))
-    try:
-        reason = dropin.validate_reason(_scalar_text(entry.get('reason'), 'reason'))
-        expires = dates.validate_expires(_scalar_text(entry.get('expires'), 'expires'))
-    except (dropin.DropinValueError, dates.DateError, TypeError) as exc:
-        return None, '%s: %s' % (where, exc)
-    if require_justification:
-        missing = [field for field, value in (('reason', reason), ('expires', expires)) if value is None]
-        if missing:
-            return None, ('%s has no %s; every exception needs a reason and an expiry date (YYYY-MM-DD), '
-                          'or set pep493_https_require_justification: false' % (where, ' and no '.join(missing)))
-    return dict(name=name, verify=verify, reason=reason,
-                expires=expires.isoformat() if expires is not None else None), None
+    return dict(name=name, state='present', verify=verify, reason=reason, expires=expires), None
+
+
+def _in_list_order(problems, labels):
+    """``problems`` ordered by the entry each names (its label opens the message)."""
+    def position(problem):
+        for index, label in enumerate(labels):
+            if problem.startswith(label) and problem[len(label):len(label) + 1] in (' ', ':'):
+                return index
+        return len(labels)
+    return sorted(problems, key=position)
 
 
 def plan_exceptions(exceptions, day, require_justification=True, expired='remove', label=EXCEPTIONS_LABEL):
@@ -118,18 +112,23 @@ def plan_exceptions(exceptions, day, require_justification=True, expired='remove
     if not isinstance(exceptions, (list, tuple)):
         return dict(problems=['%s is not a list of exceptions' % label], active=[], expired=[], allowed=[],
                     services=[])
-    problems, active, past, seen = [], [], [], {}
+    problems, items, labels = [], [], []
     for index, entry in enumerate(exceptions):
-        item, problem = plan_exception(entry, index, label, require_justification)
+        where = '%s[%d]' % (label, index)
+        labels.append(where)
+        raw, problem = _typed_entry(entry, where)
         if problem:
             problems.append(problem)
-            continue
-        if item['name'] in seen:
-            problems.append('%s[%d] (%s) is listed twice (also %s[%d]); keep one entry per service'
-                            % (label, index, item['name'], label, seen[item['name']]))
-            continue
-        seen[item['name']] = index
-        (past if dates.is_expired(item['expires'], day) else active).append(item)
+        else:
+            items.append((where, raw, False))
+    found, errors = exceptions_rule.check_requests(items, require_justification,
+                                                   ', or set pep493_https_require_justification: false')
+    problems = _in_list_order(problems + errors, labels)
+    active, past = [], []
+    for request in found:
+        item = dict(name=request.name, verify=request.verify, reason=request.reason,
+                    expires=request.expires.isoformat() if request.expires is not None else None)
+        (past if dates.is_expired(request.expires, day) else active).append(item)
     if expired == 'fail':
         for item in past:
             problems.append('exception for %s expired on %s (pep493_https_expired: fail); renew its expiry date '

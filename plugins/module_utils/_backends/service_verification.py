@@ -19,6 +19,7 @@ from ansible_collections.pep493.https.plugins.module_utils._host import systemct
 from ansible_collections.pep493.https.plugins.module_utils._host import units
 from ansible_collections.pep493.https.plugins.module_utils._syntax import dates
 from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
+from ansible_collections.pep493.https.plugins.module_utils._syntax import exceptions
 from ansible_collections.pep493.https.plugins.module_utils._syntax import unit_names
 from ansible_collections.pep493.https.plugins.module_utils._write import plan
 from ansible_collections.pep493.https.plugins.module_utils._write import safe_file
@@ -54,7 +55,7 @@ def validate(params):
         dropin_name = None
     if not params['unit_dir'].startswith('/'):
         errors.append('unit_dir %s must be an absolute path' % dropin.show(params['unit_dir']))
-    found, item_errors = plan.requests(params['name'], params['services'], params)
+    found, item_errors = exceptions.requests(params['name'], params['services'], params)
     return found, dropin_name, errors + item_errors
 
 
@@ -81,10 +82,7 @@ def describe(root, plans, loaded):
         info.active_state = state[1] if state else None
         info.exec_start = [[c.path] + list(c.argv[1:]) for c in service.config.exec_start_pre +
                            service.config.exec_start]
-        if service.unit.load_state == units.NOT_FOUND:
-            info.effective, info.effect = None, effects.NOT_LOADED
-        else:
-            info.effective, info.effect = service.effect.effective, service.effect.kind
+        info.effective, info.effect = service.effect.effective, service.effect.kind
         info.value, info.value_known, setting = service.variable()
         info.source = setting.path if setting is not None else None
         described[item.name] = info
@@ -181,7 +179,7 @@ def warnings(item, shown, info):
         found.append('%s: PYTHONHTTPSVERIFY never reaches Python 2 code there (%s: %s), so this drop-in changes '
                      'nothing (effective=false).' % (name, info.effect, commands))
     wanted = '1' if item.request.verify else '0'
-    decided = info.effect not in (effects.MASKED, effects.CANNOT_START)
+    decided = info.effect not in effects.NEVER_STARTS
     if info.unit_known and info.value_known and info.value != wanted and decided:
         found.append('%s: the unit will get PYTHONHTTPSVERIFY=%s, not %s: %s sets it after %s.'
                      % (name, info.value if info.value is not None else '(unset)', wanted,

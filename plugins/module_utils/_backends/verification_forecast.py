@@ -16,6 +16,7 @@ from ansible_collections.pep493.https.plugins.module_utils._forecast import endp
 from ansible_collections.pep493.https.plugins.module_utils._forecast import targets as forecast
 from ansible_collections.pep493.https.plugins.module_utils._host import files as hostfiles
 from ansible_collections.pep493.https.plugins.module_utils._host import model as hostmodel
+from ansible_collections.pep493.https.plugins.module_utils._host import paths as hostpath
 from ansible_collections.pep493.https.plugins.module_utils._host import systemctl
 from ansible_collections.pep493.https.plugins.module_utils._syntax import unit_names
 
@@ -30,9 +31,8 @@ def validate(params):
     if not 0 <= params['observe_seconds'] < params['budget']:
         raise ValueError('observe_seconds must be from 0 to less than budget (%s), not %s'
                          % (params['budget'], params['observe_seconds']))
-    if params['root'] and not os.path.isdir(params['root']):
-        raise ValueError('root %r is not a directory; give the folder that stands for / or leave root unset'
-                         % params['root'])
+    if hostpath.root_error(params['root']):
+        raise ValueError(hostpath.root_error(params['root']))
     if params['max_endpoints'] < 1:
         raise ValueError('max_endpoints must be 1 or more, not %s' % params['max_endpoints'])
     names = [('services', n) for n in params['services'] or []]

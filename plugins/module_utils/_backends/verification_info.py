@@ -25,6 +25,7 @@ from ansible_collections.pep493.https.plugins.module_utils._report import summar
 from ansible_collections.pep493.https.plugins.module_utils._syntax import cfg
 from ansible_collections.pep493.https.plugins.module_utils._syntax import dates
 from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
+from ansible_collections.pep493.https.plugins.module_utils._syntax import exceptions
 from ansible_collections.pep493.https.plugins.module_utils._syntax import unit_names
 from ansible_collections.pep493.https.plugins.module_utils._write import plan
 
@@ -95,12 +96,12 @@ def planned_state(files, path, options, euid=0):
                                             else 'updated', kind='cfg'))
             if options.get('cfg_state') != 'absent' and options.get('verify') == 'disable':
                 planned.warnings.append(plan.disable_warning(cfg_plan.path))
-    exceptions = options.get('exceptions') or []
+    wanted = options.get('exceptions') or []
     dropin_name = options.get('dropin_name') or dropin.DEFAULT_DROPIN_NAME
     unit_dir = options.get('unit_dir') or '/etc/systemd/system'
-    if not exceptions and not options.get('exclusive'):
+    if not wanted and not options.get('exclusive'):
         return planned
-    found, errors = plan.requests(None, exceptions, dict(state='present', verify=None, reason=None, expires=None))
+    found, errors = exceptions.requests(None, wanted, dict(state='present', verify=None, reason=None, expires=None))
     if errors:
         renamed = [e.replace('services[', 'exceptions[', 1) for e in errors]
         raise plan.PlanError('planned.exceptions: %s' % '; '.join(renamed))
@@ -197,10 +198,7 @@ def run(module):
     """verification_info: the report of the host (or of its planned state), ending in exit_json."""
     params = module.params
     wanted, error = validate_options(params)
-    if error is None and params['root'] == '':
-        error = hostpath.EMPTY_ROOT
-    if error is None and params['root'] and not os.path.isdir(params['root']):
-        error = 'root %r is not a directory; give the folder that stands for / or leave root unset' % params['root']
+    error = error or hostpath.root_error(params['root'])
     if error:
         module.fail_json(msg=error)
     found, probed = probe_host(module)

@@ -28,6 +28,19 @@ DEV_NULL = '/dev/null'
 EMPTY_ROOT = 'root is empty (""); give the folder that stands for / (an image build tree), or leave root unset for this host'
 
 
+def root_error(root):
+    """What is wrong with a module's ``root`` option, or None: the one check every module makes
+    (None is the host itself; "" is refused; anything else must be a folder)."""
+    if root is None:
+        return None
+    if not root:
+        return EMPTY_ROOT
+    if not os.path.isdir(os.path.realpath(root)):
+        return ('root %s is not a directory; give the folder that stands for / (an image build tree), or leave '
+                'root unset for this host' % quoting.show(root))
+    return None
+
+
 class HostFileError(Exception):
     """A path or file that cannot be used, with a message meant for the operator.
 
@@ -67,12 +80,11 @@ class HostPaths(object):
     """
 
     def __init__(self, root=None, show_real=False):
-        if root is not None and not root:
-            raise HostFileError(EMPTY_ROOT, 'root')
+        error = root_error(root)
+        if error:
+            raise HostFileError(error, 'root')
         if root:
             real_root = os.path.realpath(root)
-            if not os.path.isdir(real_root):
-                raise HostFileError('root %s is not a directory' % quoting.show(root), 'root')
             # root "/" is the host itself
             self.root = real_root if real_root != '/' else None
         else:

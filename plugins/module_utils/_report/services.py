@@ -161,14 +161,3 @@ def service_record(host, service, today=None):
 def scan_services(host, today=None, wanted=None):
     """The ``services`` list of the report."""
     return [service_record(host, service, today) for service in select_services(host, wanted)]
-
-
-def effective_of(host, name):
-    """(effective, Effect, Service) of the unit ``name``: the one rule both modules use."""
-    service = host.service(name)
-    return service.effect.effective, service.effect, service
-
-
-def commands_of(service):
-    """The commands counted for ``effective``, as argument lists (path first)."""
-    return [[c.path] + list(c.argv[1:]) for c in service.config.exec_start_pre + service.config.exec_start]

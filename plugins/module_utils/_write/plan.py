@@ -4,7 +4,7 @@
 """What the writing modules will change, decided before anything is written (pure functions
 over small records; files are read through hostfiles, never written here).
 
-``cert_verification`` -> plan_cfg(); ``service_verification`` -> requests(), plan_dropin(),
+``cert_verification`` -> plan_cfg(); ``service_verification`` -> plan_dropin(),
 plan_exclusive(). verification_info's planned state (``planned_files()``) is built from the
 same functions, so the audit of a plan sees exactly the bytes the modules would write.
 """
@@ -18,9 +18,8 @@ import stat
 
 from ansible_collections.pep493.https.plugins.module_utils._host import files as hostfiles
 from ansible_collections.pep493.https.plugins.module_utils._syntax import cfg
-from ansible_collections.pep493.https.plugins.module_utils._syntax import dates
 from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
-from ansible_collections.pep493.https.plugins.module_utils._syntax import unit_names
+from ansible_collections.pep493.https.plugins.module_utils._syntax import exceptions
 
 DROPIN_MODE = 0o644
 FOLDER_MODE = 0o755
@@ -110,70 +109,6 @@ def cfg_read_back_check(wanted):
 # ---------------------------------------------------------------------------------------------
 # service_verification
 # ---------------------------------------------------------------------------------------------
-
-class Request(object):
-    """One validated exception: ``label`` (where it was given), ``name`` (canonical unit name),
-    ``state``, ``verify``, ``reason``, ``expires`` (a date)."""
-
-    __slots__ = ('label', 'name', 'state', 'verify', 'reason', 'expires')
-
-    def __init__(self, label, name, state, verify=None, reason=None, expires=None):
-        self.label = label
-        self.name = name
-        self.state = state
-        self.verify = verify
-        self.reason = reason
-        self.expires = expires
-
-
-def requests(name, services, defaults):
-    """([Request], [error]) from ``name`` or ``services`` (items), with ``defaults`` ({state,
-    verify, reason, expires}) for what an item leaves out. Every problem is collected."""
-    raw_items = []
-    if services is None:
-        raw_items.append(('name', dict(name=name, state=defaults['state'], verify=defaults['verify'],
-                                       reason=defaults['reason'], expires=defaults['expires']), True))
-    else:
-        for index, raw in enumerate(services):
-            state = raw.get('state') or defaults['state']
-            item = dict(name=raw.get('name'), state=state)
-            own = False
-            for key in ('verify', 'reason', 'expires'):
-                given = raw.get(key)
-                item[key] = given if given is not None or state == 'absent' else defaults[key]
-                own = own or (given is not None and state == 'absent')
-            raw_items.append(('services[%d]' % index, item, own))
-    found = []
-    errors = []
-    seen = {}
-    for label, raw, own in raw_items:
-        try:
-            unit = unit_names.validate_unit_name(raw['name'])
-        except unit_names.UnitNameError as exc:
-            errors.append('%s: %s' % (label, exc))
-            continue
-        if unit in seen:
-            errors.append('%s: %s is already given in %s; list each service once' % (label, unit, seen[unit]))
-            continue
-        seen[unit] = label
-        if raw['state'] == 'absent':
-            if own and any(raw[key] is not None for key in ('verify', 'reason', 'expires')):
-                errors.append('%s (%s): verify, reason and expires are not used with state=absent; remove them'
-                              % (label, unit))
-            found.append(Request(label, unit, 'absent'))
-            continue
-        if raw['verify'] is None:
-            errors.append('%s (%s): verify is required with state=present (false: PYTHONHTTPSVERIFY=0, '
-                          'true: PYTHONHTTPSVERIFY=1)' % (label, unit))
-        request = Request(label, unit, 'present', raw['verify'])
-        try:
-            request.reason = dropin.validate_reason(raw['reason'])
-            request.expires = dates.validate_expires(raw['expires'])
-        except (dropin.DropinValueError, dates.DateError) as exc:
-            errors.append('%s (%s): %s' % (label, unit, exc))
-        found.append(request)
-    return found, errors
-
 
 class DropinPlan(object):
     """What happens to one drop-in: ``request``, ``path`` (real) and ``host`` (under root),
@@ -284,7 +219,7 @@ def plan_exclusive(files, unit_dir, dropin_name, keep):
     removals = []
     for unit in dropin.exclusive_removals(ours, keep):
         resolved, old, parsed = ours[unit]
-        item = DropinPlan(Request('exclusive', unit, 'absent'), resolved.real, resolved.host, old)
+        item = DropinPlan(exceptions.Request('exclusive', unit, 'absent'), resolved.real, resolved.host, old)
         item.action = 'removed'
         item.reason, item.expires = parsed['reason'], parsed['expires']
         removals.append(item)

@@ -17,6 +17,7 @@ from ansible_collections.pep493.https.plugins.module_utils._backends import veri
 from ansible_collections.pep493.https.plugins.module_utils._host import files as hostfiles
 from ansible_collections.pep493.https.plugins.module_utils._syntax import cfg
 from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
+from ansible_collections.pep493.https.plugins.module_utils._syntax import exceptions
 from ansible_collections.pep493.https.plugins.module_utils._write import plan
 from ansible_collections.pep493.https.tests.unit.tree import snapshot, write
 
@@ -29,9 +30,9 @@ def files(root, **kwargs):
 
 
 def test_requests_apply_defaults_and_collect_every_error():
-    found, errors = plan.requests(None, [dict(name='a', verify=False), dict(name='b.service', state='absent'),
-                                         dict(name='a', verify=True), dict(name='bad name', verify=True),
-                                         dict(name='c')], dict(DEFAULTS, reason='default reason'))
+    found, errors = exceptions.requests(None, [dict(name='a', verify=False), dict(name='b.service', state='absent'),
+                                               dict(name='a', verify=True), dict(name='bad name', verify=True),
+                                               dict(name='c')], dict(DEFAULTS, reason='default reason'))
     assert [(r.name, r.state, r.verify, r.reason) for r in found] == [
         ('a.service', 'present', False, 'default reason'), ('b.service', 'absent', None, None),
         ('c.service', 'present', None, 'default reason')]
@@ -41,12 +42,12 @@ def test_requests_apply_defaults_and_collect_every_error():
         '(plus "@" for templates); use systemd-escape for other characters',
         'services[4] (c.service): verify is required with state=present (false: PYTHONHTTPSVERIFY=0, '
         'true: PYTHONHTTPSVERIFY=1)']
-    found, errors = plan.requests('x', None, dict(DEFAULTS, state='absent', verify=True))
+    found, errors = exceptions.requests('x', None, dict(DEFAULTS, state='absent', verify=True))
     assert errors == ['name (x.service): verify, reason and expires are not used with state=absent; remove them']
 
 
 def test_plan_a_dropin_create_update_unchanged_remove(tmp_path):
-    [request], _errors = plan.requests('app', None, dict(DEFAULTS, verify=False, reason='r'))
+    [request], _errors = exceptions.requests('app', None, dict(DEFAULTS, verify=False, reason='r'))
     created = plan.plan_dropin(files(tmp_path), UNIT_DIR, 'zz.conf', request)
     assert created.action == 'created' and created.host == UNIT_DIR + '/app.service.d/zz.conf'
     assert created.new == dropin.render_dropin(False, 'r') and created.old is None
@@ -55,7 +56,7 @@ def test_plan_a_dropin_create_update_unchanged_remove(tmp_path):
     os.chmod(os.path.join(str(tmp_path), created.host.lstrip('/')), 0o600)
     changed = plan.plan_dropin(files(tmp_path), UNIT_DIR, 'zz.conf', request)
     assert changed.action == 'updated' and changed.old_mode == 0o600
-    [absent], _errors = plan.requests('app', None, dict(DEFAULTS, state='absent'))
+    [absent], _errors = exceptions.requests('app', None, dict(DEFAULTS, state='absent'))
     removed = plan.plan_dropin(files(tmp_path), UNIT_DIR, 'zz.conf', absent)
     assert removed.action == 'removed' and removed.new is None and removed.reason == 'r'
     assert plan.overlay([created, removed]) == {created.host: None}
@@ -65,7 +66,7 @@ def test_foreign_files_and_links_are_refused_with_every_problem(tmp_path):
     write(tmp_path, UNIT_DIR + '/a.service.d/zz.conf', b'[Service]\n')
     os.makedirs(os.path.join(str(tmp_path), 'etc/elsewhere'))
     os.symlink('../elsewhere', os.path.join(str(tmp_path), UNIT_DIR.lstrip('/'), 'b.service.d'))
-    found, _errors = plan.requests(None, [dict(name='a', verify=True), dict(name='b', verify=True)], DEFAULTS)
+    found, _errors = exceptions.requests(None, [dict(name='a', verify=True), dict(name='b', verify=True)], DEFAULTS)
     with pytest.raises(plan.PlanError) as info:
         plan.plan_dropins(files(tmp_path, show_real=True), UNIT_DIR, 'zz.conf', found, False)
     assert str(info.value).startswith('Nothing was changed: services[0] (a.service): ')
@@ -79,7 +80,7 @@ def test_exclusive_removes_only_ours_not_listed(tmp_path):
     write(tmp_path, UNIT_DIR + '/gone.service.d/zz.conf', ours)
     write(tmp_path, UNIT_DIR + '/foreign.service.d/zz.conf', b'[Service]\n')
     write(tmp_path, UNIT_DIR + '/other.service.d/other.conf', ours)
-    found, _errors = plan.requests(None, [dict(name='keep', verify=True)], DEFAULTS)
+    found, _errors = exceptions.requests(None, [dict(name='keep', verify=True)], DEFAULTS)
     plans, removals = plan.plan_dropins(files(tmp_path), UNIT_DIR, 'zz.conf', found, True)
     assert [(r.name, r.action) for r in removals] == [('gone.service', 'removed')]
     assert plans[0].action == 'unchanged'

@@ -16,7 +16,7 @@ from ansible_collections.pep493.https.plugins.module_utils import policy
 from ansible_collections.pep493.https.plugins.module_utils._syntax import dates
 from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
 from ansible_collections.pep493.https.plugins.module_utils._syntax import unit_names
-from ansible_collections.pep493.https.plugins.module_utils._write import plan
+from ansible_collections.pep493.https.plugins.module_utils._syntax import exceptions
 from ansible_collections.pep493.https.tests.unit.fuzz import FUZZ
 
 TODAY = datetime.date(2026, 6, 15)
@@ -83,7 +83,7 @@ def test_plan_refuses_bad_dates_duplicates_and_missing_names():
     assert len(result['problems']) == 4, text
     assert 'a.service' in text and 'not a real date' in text
     assert 'b.service' in text and 'YYYY-MM-DD' in text
-    assert 'listed twice' in text
+    assert 'is already given in pep493_https_exceptions[2]' in text
     assert 'pep493_https_exceptions[4] has no name' in text
 
 
@@ -293,7 +293,7 @@ def test_policy_plan_defaults_to_the_collection_clock(monkeypatch):
 def module_verdict(entry):
     """service_verification's own input validation of one services[] item (module_utils/plan.py)."""
     defaults = dict(verify=None, state='present', reason=None, expires=None)
-    found, errors = plan.requests(None, [dict(entry, state=None)], defaults)
+    found, errors = exceptions.requests(None, [dict(entry, state=None)], defaults)
     return errors
 
 
