@@ -1,9 +1,9 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) pep493.https contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The policy role's filters: thin wrappers of module_utils/policy.py, the fleet report, the summaries.
+"""The policy role's filters: thin wrappers of plugin_utils/policy_plan.py and compliance.py, the fleet report, the summaries.
 
-The rules themselves are tested in tests/unit/plugins/module_utils/test_policy.py."""
+The rules themselves are tested in tests/unit/plugins/plugin_utils/test_policy_plan.py."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -15,8 +15,16 @@ import json
 import pytest
 
 from ansible.errors import AnsibleFilterError
-from ansible_collections.pep493.https.plugins.filter import policy
-from ansible_collections.pep493.https.plugins.module_utils import policy as rules
+from ansible_collections.pep493.https.plugins.filter import batch_summary as batch_filters
+from ansible_collections.pep493.https.plugins.filter import compliance as compliance_filters
+from ansible_collections.pep493.https.plugins.filter import fleet_report as report_filters
+from ansible_collections.pep493.https.plugins.filter import forecast as forecast_filters
+from ansible_collections.pep493.https.plugins.filter import role_state as role_state_filters
+from ansible_collections.pep493.https.plugins.plugin_utils import batch_summary as summary
+from ansible_collections.pep493.https.plugins.plugin_utils import compliance as judge
+from ansible_collections.pep493.https.plugins.plugin_utils import fleet_report as report_rules
+from ansible_collections.pep493.https.plugins.plugin_utils import policy_plan as planning
+from ansible_collections.pep493.https.plugins.plugin_utils import role_state
 from ansible_collections.pep493.https.plugins.module_utils._syntax import dates
 
 TODAY = '2026-06-15'
@@ -27,8 +35,8 @@ def exc(name, reason='vendor agent pins an old CA', expires='2026-12-31', verify
 
 
 def plan(exceptions, today=TODAY, require_justification=True, expired='remove', **policy_vars):
-    return policy.policy_plan(exceptions, today=today, require_justification=require_justification, expired=expired,
-                              **policy_vars)
+    return compliance_filters.policy_plan(exceptions, today=today, require_justification=require_justification, expired=expired,
+                                          **policy_vars)
 
 
 def info(verify='enable', services=(), valid=True, host_default=True, global_=None):
@@ -43,19 +51,19 @@ def svc(unit, value='0', managed=True, **kw):
     return data
 
 
-# --- policy_plan and compliance: the rules of module_utils/policy.py --------------------------
+# --- policy_plan and compliance: the rules of plugin_utils --------------------------
 
 def test_policy_plan_is_the_rule_of_module_utils():
     entries = [exc('legacy-app'), exc('old', expires='2026-06-14'), exc('legacy app')]
-    assert plan(entries) == rules.plan_policy('enable', entries, datetime.date(2026, 6, 15))
+    assert plan(entries) == planning.plan_policy('enable', entries, datetime.date(2026, 6, 15))
     assert plan(entries, today=datetime.date(2026, 6, 15)) == plan(entries)
 
 
 def test_policy_plan_uses_the_collection_clock_by_default(monkeypatch):
     monkeypatch.setattr(dates, 'today', lambda now=None: datetime.date(2026, 6, 15))
-    assert policy.policy_plan([exc('old', expires='2026-06-14')])['expired'][0]['name'] == 'old.service'
+    assert compliance_filters.policy_plan([exc('old', expires='2026-06-14')])['expired'][0]['name'] == 'old.service'
     monkeypatch.setattr(dates, 'today', lambda now=None: datetime.date(2026, 6, 14))
-    assert policy.policy_plan([exc('old', expires='2026-06-14')])['expired'] == []
+    assert compliance_filters.policy_plan([exc('old', expires='2026-06-14')])['expired'] == []
 
 
 @pytest.mark.parametrize('kwargs', [dict(expired='ignore'), dict(today='next week')])
@@ -66,30 +74,30 @@ def test_policy_plan_errors_are_filter_errors(kwargs):
 
 def test_compliance_is_the_rule_of_module_utils():
     host = info(services=[svc('rogue.service', managed=False, source='/etc/x.conf')])
-    assert policy.compliance(host, 'enable', []) == rules.compliance(host, 'enable', [])
+    assert compliance_filters.compliance(host, 'enable', []) == judge.compliance(host, 'enable', [])
     with pytest.raises(AnsibleFilterError):
-        policy.compliance('not a result')
+        compliance_filters.compliance('not a result')
 
 
 def test_audit_status_is_the_plan_then_the_compliance():
     entries = [exc('legacy-app'), exc('old', expires='2026-06-14')]
     host = info(services=[svc('legacy-app.service'), svc('old.service', expired=True, expires='2026-06-14')])
-    status = policy.audit_status(host, entries, verify='enable', exclusive=False, expired='keep', check_mode=True,
-                                 today=TODAY)
+    status = compliance_filters.audit_status(host, entries, verify='enable', exclusive=False, expired='keep', check_mode=True,
+                                             today=TODAY)
     planned = plan(entries, expired='keep')
     assert status == dict(policy=dict(verify='enable', exclusive=False, exceptions=planned['allowed'],
                                       expired=planned['expired']),
-                          info=host, compliance=policy.compliance(host, 'enable', planned['allowed'], False, 'keep'),
+                          info=host, compliance=compliance_filters.compliance(host, 'enable', planned['allowed'], False, 'keep'),
                           check_mode=True, problems=[])
 
 
 def test_audit_status_of_a_refused_policy_has_its_problems_and_no_verdict():
     entries = [exc('sshd.socket'), exc('legacy-app', reason='')]
-    status = policy.audit_status(info(), entries, verify='disable', today=TODAY)
+    status = compliance_filters.audit_status(info(), entries, verify='disable', today=TODAY)
     assert status['problems'] == plan(entries, verify='disable')['problems']
     assert len(status['problems']) == 3 and status['compliance'] is None
     # the report shows it as an audit that failed, as when the audit playbook's rescue records it
-    entry = policy.fleet_report(['x'], {'x': status}, TODAY + 'T00:00:00Z')['hosts'][0]
+    entry = report_filters.fleet_report(['x'], {'x': status}, TODAY + 'T00:00:00Z')['hosts'][0]
     assert entry['state'] == 'unreachable'
     assert entry['reasons'] == ['the audit failed: Policy refused, nothing was changed: '
                                 + '; '.join(status['problems'])]
@@ -97,14 +105,14 @@ def test_audit_status_of_a_refused_policy_has_its_problems_and_no_verdict():
 
 def test_audit_status_errors_are_filter_errors():
     with pytest.raises(AnsibleFilterError):
-        policy.audit_status(info(), [], expired='ignore')
+        compliance_filters.audit_status(info(), [], expired='ignore')
     with pytest.raises(AnsibleFilterError):
-        policy.audit_status('not a result', [])
+        compliance_filters.audit_status('not a result', [])
 
 
 def test_unreachable_host_in_the_report():
-    result = policy.compliance({'unreachable': True, 'msg': 'Container not found', 'changed': False}, 'enable', [])
-    report = policy.fleet_report(['x'], {'x': dict(info={'unreachable': True}, compliance=result)})
+    result = compliance_filters.compliance({'unreachable': True, 'msg': 'Container not found', 'changed': False}, 'enable', [])
+    report = report_filters.fleet_report(['x'], {'x': dict(info={'unreachable': True}, compliance=result)})
     assert report['hosts'][0]['state'] == 'unreachable'
     assert 'Container not found' in report['hosts'][0]['reasons'][0]
 
@@ -125,7 +133,7 @@ def test_fleet_report_counts_and_rows():
                     'pending_restart'),
         'd': dict(error='boom'),
     }
-    report = policy.fleet_report(['a', 'b', 'c', 'd', 'e'], audits, '2026-06-15T00:00:00Z')
+    report = report_filters.fleet_report(['a', 'b', 'c', 'd', 'e'], audits, '2026-06-15T00:00:00Z')
     assert report['host_count'] == 5
     assert report['totals'] == dict(compliant=1, compliant_with_exceptions=0, pending_restart=1,
                                     non_compliant=1, unreachable=2)
@@ -142,12 +150,12 @@ def test_fleet_report_counts_and_rows():
 def test_fleet_report_reads_hostvars_like_mappings():
     hostvars = {'a': {'inventory_hostname': 'a', 'pep493_https_status': status(info(), 'compliant')},
                 'b': {'inventory_hostname': 'b'}}
-    report = policy.fleet_report(['a', 'b'], hostvars)
+    report = report_filters.fleet_report(['a', 'b'], hostvars)
     assert dict((h['host'], h['state']) for h in report['hosts']) == dict(a='compliant', b='unreachable')
 
 
 def test_fleet_report_all_compliant():
-    report = policy.fleet_report(['a'], {'a': status(info(), 'compliant')})
+    report = report_filters.fleet_report(['a'], {'a': status(info(), 'compliant')})
     assert report['compliant'] is True
 
 
@@ -159,15 +167,15 @@ def with_exceptions(*expiries, **kw):
 
 def test_fleet_report_days_left_and_expiring_soon():
     audits = {'a': with_exceptions('2026-06-15', '2026-07-15', '2026-07-16', '2027-07-01', None, '2026-06-14')}
-    report = policy.fleet_report(['a'], audits, TODAY + 'T23:59:59Z')
+    report = report_filters.fleet_report(['a'], audits, TODAY + 'T23:59:59Z')
     rows = report['hosts'][0]['exceptions']
     assert [r['days_left'] for r in rows] == [0, 30, 31, 381, None, -1]
     # in effect and ending within 30 days: today's and the one 30 days out; not the expired one
     assert report['hosts'][0]['counts']['expiring'] == 2
     assert report['expiry_warning_days'] == 30
-    report = policy.fleet_report(['a'], audits, TODAY + 'T00:00:00Z', 31)
+    report = report_filters.fleet_report(['a'], audits, TODAY + 'T00:00:00Z', 31)
     assert report['hosts'][0]['counts']['expiring'] == 3
-    assert policy.fleet_report(['a'], audits, TODAY + 'T00:00:00Z', '0')['hosts'][0]['counts']['expiring'] == 1
+    assert report_filters.fleet_report(['a'], audits, TODAY + 'T00:00:00Z', '0')['hosts'][0]['counts']['expiring'] == 1
 
 
 # --- what the audit alone does not show: inventory-only expired exceptions, hand-made overrides ----
@@ -178,7 +186,7 @@ def test_fleet_report_lists_an_expired_exception_that_was_never_deployed():
     deployed = svc('gone.service', expired=True, expires='2026-06-14', reason='retired box', dropin='/d/zz.conf')
     audit = status(info(services=[deployed]), 'non_compliant')
     audit['policy'] = dict(verify='enable', exceptions=[], expired=expired)
-    entry = policy.fleet_report(['a'], {'a': audit}, TODAY + 'T00:00:00Z')['hosts'][0]
+    entry = report_filters.fleet_report(['a'], {'a': audit}, TODAY + 'T00:00:00Z')['hosts'][0]
     rows = dict((r['unit'], r) for r in entry['expired'])
     assert sorted(rows) == ['gone.service', 'old-agent.service']    # the deployed one once, not twice
     never = rows['old-agent.service']
@@ -195,7 +203,7 @@ def test_fleet_report_lists_an_expired_exception_that_was_never_deployed():
 def test_fleet_report_reads_an_expired_inventory_exception_by_its_canonical_name():
     audit = status(info(services=[svc('old.service', expired=True, expires='2026-01-01')]), 'non_compliant')
     audit['policy'] = dict(verify='enable', expired=[dict(name='old', expires='2026-01-01', reason='r')])
-    entry = policy.fleet_report(['a'], {'a': audit}, TODAY + 'T00:00:00Z')['hosts'][0]
+    entry = report_filters.fleet_report(['a'], {'a': audit}, TODAY + 'T00:00:00Z')['hosts'][0]
     assert [r['unit'] for r in entry['expired']] == ['old.service']
 
 
@@ -211,7 +219,7 @@ def test_fleet_report_keeps_a_hand_made_override_beside_the_policy_exception():
                 mentioned_in=['/etc/o/zz.conf'])
     rogue = svc('rogue.service', managed=False, source='/etc/r/override.conf', mentioned_in=['/etc/r/override.conf'])
     audit = status(info(services=[covered, beaten, clean, rogue]), 'non_compliant')
-    rows = dict((r['unit'], r) for r in policy.fleet_report(['a'], {'a': audit})['hosts'][0]['exceptions'])
+    rows = dict((r['unit'], r) for r in report_filters.fleet_report(['a'], {'a': audit})['hosts'][0]['exceptions'])
     assert rows['legacy.service']['managed'] is True
     assert rows['legacy.service']['foreign'] == ['/etc/d/override.conf']
     assert rows['app.service']['managed'] is True and rows['app.service']['foreign'] == ['/etc/default/app']
@@ -222,19 +230,19 @@ def test_fleet_report_keeps_a_hand_made_override_beside_the_policy_exception():
 
 def test_fleet_report_days_left_count_from_the_report_day(monkeypatch):
     monkeypatch.setattr(dates, 'today', lambda now=None: datetime.date(2026, 7, 1))
-    report = policy.fleet_report(['a'], {'a': with_exceptions('2026-07-15')})
+    report = report_filters.fleet_report(['a'], {'a': with_exceptions('2026-07-15')})
     assert report['hosts'][0]['exceptions'][0]['days_left'] == 14
 
 
 @pytest.mark.parametrize('days', [-1, 'soon', '3.5', 2.5, True, None, [30]])
 def test_fleet_report_refuses_a_bad_warning_window(days):
     with pytest.raises(AnsibleFilterError, match='pep493_https_expiry_warning_days'):
-        policy.fleet_report(['a'], {'a': with_exceptions('2026-07-15')}, TODAY + 'T00:00:00Z', days)
+        report_filters.fleet_report(['a'], {'a': with_exceptions('2026-07-15')}, TODAY + 'T00:00:00Z', days)
 
 
 def test_fleet_report_refuses_a_bad_generated_time():
     with pytest.raises(AnsibleFilterError, match='generated'):
-        policy.fleet_report(['a'], {}, 'yesterday')
+        report_filters.fleet_report(['a'], {}, 'yesterday')
 
 
 def test_fleet_report_sorts_hosts_worst_first():
@@ -246,26 +254,28 @@ def test_fleet_report_sorts_hosts_worst_first():
         'app-1': status(info(), 'pending_restart'),
         'app-9': status(info(verify='disable'), 'non_compliant'),
     }
-    report = policy.fleet_report(sorted(audits) + ['gone'], audits, TODAY + 'T00:00:00Z')
+    report = report_filters.fleet_report(sorted(audits) + ['gone'], audits, TODAY + 'T00:00:00Z')
     assert [h['host'] for h in report['hosts']] == ['app-9', 'gone', 'app-1', 'db-2', 'db-1', 'web-2', 'web-10']
 
 
 def test_filters_are_registered():
-    names = set(policy.FilterModule().filters())
+    names = set()
+    for module in (compliance_filters, report_filters, batch_filters, role_state_filters, forecast_filters):
+        names.update(module.FilterModule().filters())
     assert names == set(['policy_plan', 'compliance', 'predicted_compliance', 'fleet_report', 'fleet_report_merge',
                          'batch_summary', 'unchanged_by_plan', 'applied_cfg', 'applied_services',
-                         'prediction_as_audit', 'audit_status', 'predicted_status'])
+                         'prediction_as_audit', 'audit_status', 'predicted_status', 'forecast_plan'])
 
 
 def test_predicted_compliance_is_the_rule_of_module_utils():
     planned = dict(info(services=[svc('legacy.service', managed=False, source='/etc/x/override.conf')]), planned=True)
-    verdict = policy.predicted_compliance(planned, 'enable', [], True, 'remove', 'try-restart')
-    assert verdict == rules.predicted_compliance(planned, 'enable', [], True, 'remove', 'try-restart')
+    verdict = compliance_filters.predicted_compliance(planned, 'enable', [], True, 'remove', 'try-restart')
+    assert verdict == judge.predicted_compliance(planned, 'enable', [], True, 'remove', 'try-restart')
     assert verdict['predicted'] is True and verdict['state'] == 'non_compliant'
     assert verdict['reasons'] == ['legacy.service has PYTHONHTTPSVERIFY=0 from /etc/x/override.conf and no exception '
                                   'in the policy']
     with pytest.raises(AnsibleFilterError, match='planned state'):
-        policy.predicted_compliance(info())
+        compliance_filters.predicted_compliance(info())
 
 
 # --- batch_summary: one line per host, from the module results -------------------------------
@@ -299,7 +309,7 @@ def test_batch_summary_lists_added_updated_and_removed_separately():
                                   ('old.service', 'removed')], removed=['left.service'], restarted=['a.service']),
         expired=[dict(name='old.service', expires='2020-01-01')]),
         'pep493_https_status': compliant()}
-    lines = policy.batch_summary(['web1'], {'web1': hv})
+    lines = summary.batch_summary(['web1'], {'web1': hv})
     assert lines == ['batch of 1 host: web1',
                      'web1: compliant; cfg platform_default -> enable (no Python on this host reads the file); '
                      'drop-ins added: a.service; drop-ins updated: b.service; '
@@ -311,19 +321,19 @@ def test_batch_summary_says_removed_only_what_was_removed():
                                           svc_result([('old.service', 'unchanged')]),
                                           expired=[dict(name='old.service', expires='2020-01-01')]),
           'pep493_https_status': compliant()}
-    line = policy.host_summary('web1', hv)
+    line = summary.host_summary('web1', hv)
     assert line == ('web1: compliant; cfg enable (unchanged); drop-ins unchanged; '
                     'expired in the inventory, not applied: old.service (2020-01-01)')
     assert 'removed' not in line and 'no Python' not in line
     hv['pep493_https_applied']['expired_policy'] = 'keep'
-    assert policy.host_summary('web1', hv).endswith('expired but kept (pep493_https_expired: keep): old.service')
+    assert summary.host_summary('web1', hv).endswith('expired but kept (pep493_https_expired: keep): old.service')
 
 
 def test_batch_summary_in_check_mode_says_would():
     hv = {'pep493_https_applied': applied(cfg_result(), svc_result([('a.service', 'created')], restarted=['a.service']),
                                           check=True),
           'pep493_https_status': compliant(check=True)}
-    line = policy.host_summary('web1', hv)
+    line = summary.host_summary('web1', hv)
     assert 'cfg would change platform_default -> enable' in line
     assert 'drop-ins that would be added: a.service' in line
     assert 'would try-restart: a.service' in line
@@ -333,74 +343,74 @@ def test_batch_summary_in_check_mode_gives_the_predicted_state_and_its_first_rea
     hv = {'pep493_https_applied': applied(cfg_result(), svc_result([('a.service', 'created')]), check=True),
           'pep493_https_status': compliant('non_compliant', ['legacy.service has PYTHONHTTPSVERIFY=0', 'two'],
                                            check=True, predicted=True)}
-    line = policy.host_summary('web1', hv)
+    line = summary.host_summary('web1', hv)
     assert line.startswith('web1: would be non_compliant - legacy.service has PYTHONHTTPSVERIFY=0 (+1 more); '
                            'cfg would change platform_default -> enable'), line
     hv['pep493_https_status'] = compliant('compliant_with_exceptions', check=True, predicted=True)
-    assert policy.host_summary('web1', hv).startswith('web1: would be compliant_with_exceptions; cfg would change ')
-    assert 'audited as the host was' not in policy.host_summary('web1', hv)
+    assert summary.host_summary('web1', hv).startswith('web1: would be compliant_with_exceptions; cfg would change ')
+    assert 'audited as the host was' not in summary.host_summary('web1', hv)
 
 
 def test_batch_summary_says_when_a_real_run_was_not_audited_after_the_change():
     hv = {'pep493_https_applied': applied(cfg_result(), svc_result()),
           'pep493_https_status': compliant(predicted=True)}
-    assert policy.host_summary('web1', hv).startswith(
+    assert summary.host_summary('web1', hv).startswith(
         'web1: compliant (predicted; not audited after the change); cfg platform_default -> enable')
 
 
 def test_batch_summary_names_the_first_reason_of_a_non_compliant_host():
     hv = {'pep493_https_applied': applied(cfg_result(changed=False), svc_result()),
           'pep493_https_status': compliant('non_compliant', ['first reason', 'second', 'third'])}
-    assert policy.host_summary('web1', hv).startswith('web1: non_compliant - first reason (+2 more); ')
+    assert summary.host_summary('web1', hv).startswith('web1: non_compliant - first reason (+2 more); ')
 
 
 def test_batch_summary_failure_once_with_what_changed_before_it():
     hv = {'pep493_https_applied': applied(cfg_result(), {}),
           'pep493_https_failure': 'Put the per-service exceptions in place: systemctl daemon-reload failed'}
-    assert policy.host_summary('web1', hv) == (
+    assert summary.host_summary('web1', hv) == (
         'web1: FAILED - Put the per-service exceptions in place: systemctl daemon-reload failed; changed before the '
         'failure: cfg platform_default -> enable (no Python on this host reads the file)')
     refused = {'pep493_https_failure': 'Refuse a policy: no'}
-    assert policy.host_summary('web2', refused) == 'web2: FAILED - Refuse a policy: no'
+    assert summary.host_summary('web2', refused) == 'web2: FAILED - Refuse a policy: no'
 
 
 def test_batch_summary_without_systemd_and_with_pending_restarts():
     hv = {'pep493_https_applied': applied(cfg_result(consumers=[dict(path='/usr/bin/python')]),
                                           svc_result([('a.service', 'created')], running=False)),
           'pep493_https_status': compliant('pending_restart')}
-    line = policy.host_summary('web1', hv)
+    line = summary.host_summary('web1', hv)
     assert 'no Python' not in line
     assert line.endswith('drop-ins added: a.service; systemd is not running here: no reload or restart')
     hv['pep493_https_applied']['services'] = svc_result([('a.service', 'created')], pending=['a.service'])
-    assert policy.host_summary('web1', hv).endswith('pending a restart: a.service')
+    assert summary.host_summary('web1', hv).endswith('pending a restart: a.service')
 
 
 def test_rollback_summary_per_host():
     restored = cfg_result(previous='enable', verify='platform_default', restored_from='/etc/python/c.cfg.1.x~',
                           skipped_backups=[dict(path='/etc/python/c.cfg.2.y~', reason='malformed')])
     hv = {'pep493_https_applied': applied(restored, svc_result(removed=['a.service']), entry_point='rollback')}
-    assert policy.host_summary('web1', hv) == (
+    assert summary.host_summary('web1', hv) == (
         'web1: cfg restored from /etc/python/c.cfg.1.x~ (enable -> platform_default); malformed backups skipped: '
         '/etc/python/c.cfg.2.y~; drop-ins removed: a.service')
     hv['pep493_https_applied']['check_mode'] = True
-    assert policy.host_summary('web1', hv).startswith('web1: cfg would be restored from /etc/python/c.cfg.1.x~')
+    assert summary.host_summary('web1', hv).startswith('web1: cfg would be restored from /etc/python/c.cfg.1.x~')
     gone = cfg_result(previous='enable', verify='missing', restored_from='/etc/python/c.cfg.pep493-original')
     hv = {'pep493_https_applied': applied(gone, svc_result(), entry_point='rollback')}
-    assert policy.host_summary('web1', hv) == ('web1: cfg removed: there was no file before its first change '
-                                               '(/etc/python/c.cfg.pep493-original); drop-ins unchanged')
+    assert summary.host_summary('web1', hv) == ('web1: cfg removed: there was no file before its first change '
+                                                '(/etc/python/c.cfg.pep493-original); drop-ins unchanged')
     never = cfg_result(verify='enable', changed=False, restored_from=None)
     hv = {'pep493_https_applied': applied(never, svc_result(), entry_point='rollback')}
-    assert policy.host_summary('web1', hv) == 'web1: cfg enable left as it is: no backup and no record of it; ' \
-                                              'drop-ins unchanged'
+    assert summary.host_summary('web1', hv) == ('web1: cfg enable left as it is: no backup and no record of it; '
+                                                'drop-ins unchanged')
     same = cfg_result(verify='enable', changed=False, restored_from='/etc/python/c.cfg.1.x~')
     hv = {'pep493_https_applied': applied(same, svc_result(), entry_point='rollback')}
-    assert policy.host_summary('web1', hv) == 'web1: cfg already as in /etc/python/c.cfg.1.x~; drop-ins unchanged'
+    assert summary.host_summary('web1', hv) == 'web1: cfg already as in /etc/python/c.cfg.1.x~; drop-ins unchanged'
 
 
 def test_batch_summary_under_a_root():
     tree = applied(cfg_result(previous='missing', probed=False), svc_result([('a.service', 'created')], running=False))
     tree['root'] = '/var/tmp/image-root'
-    line = policy.host_summary('web1', {'pep493_https_applied': tree, 'pep493_https_status': compliant()})
+    line = summary.host_summary('web1', {'pep493_https_applied': tree, 'pep493_https_status': compliant()})
     assert line == ('web1: compliant; cfg missing -> enable; drop-ins added: a.service; '
                     'under root /var/tmp/image-root: no reload or restart')
 
@@ -409,15 +419,15 @@ def test_batch_summary_under_a_root():
 
 def slice_report(generated, **states):
     audits = dict((host, status(info(), state) if state != 'unreachable' else None) for host, state in states.items())
-    return policy.fleet_report(sorted(states), audits, generated)
+    return report_filters.fleet_report(sorted(states), audits, generated)
 
 
 def test_merge_newest_result_per_host_wins_and_sources_are_listed():
     first = slice_report('2026-06-10T08:00:00Z', a='compliant', b='non_compliant', c='compliant')
     second = slice_report('2026-06-12T08:00:00Z', b='compliant', d='pending_restart')
     third = slice_report('2026-06-11T08:00:00Z', a='non_compliant', c='unreachable', e='unreachable')
-    merged = policy.fleet_report_merge([first, second, third], ['s1.json', 's2.json', 's3.json'],
-                                       '2026-06-15T00:00:00Z')
+    merged = report_filters.fleet_report_merge([first, second, third], ['s1.json', 's2.json', 's3.json'],
+                                               '2026-06-15T00:00:00Z')
     hosts = dict((h['host'], h) for h in merged['hosts'])
     assert dict((h, e['state']) for h, e in hosts.items()) == dict(
         a='non_compliant', b='compliant', c='compliant', d='pending_restart', e='unreachable')
@@ -436,9 +446,9 @@ def test_merge_newest_result_per_host_wins_and_sources_are_listed():
 
 def test_merge_reads_text_and_counts_days_left_again():
     audits = {'a': with_exceptions('2026-07-15', '2026-06-20')}
-    text = json.dumps(policy.fleet_report(['a'], audits, '2026-06-01T00:00:00Z'))
+    text = json.dumps(report_filters.fleet_report(['a'], audits, '2026-06-01T00:00:00Z'))
     assert json.loads(text)['hosts'][0]['counts']['expiring'] == 1
-    merged = policy.fleet_report_merge([text], None, '2026-06-15T00:00:00Z')
+    merged = report_filters.fleet_report_merge([text], None, '2026-06-15T00:00:00Z')
     rows = merged['hosts'][0]['exceptions']
     assert [r['days_left'] for r in rows] == [30, 5]
     assert merged['hosts'][0]['counts']['expiring'] == 2
@@ -450,8 +460,8 @@ def test_merge_reads_schema_1_reports():
     report['schema_version'] = 1
     del report['expiry_warning_days']
     del report['hosts'][0]['counts']['expiring']
-    merged = policy.fleet_report_merge([report], ['old.json'], '2026-06-15T00:00:00Z')
-    assert merged['schema_version'] == policy.REPORT_SCHEMA_VERSION
+    merged = report_filters.fleet_report_merge([report], ['old.json'], '2026-06-15T00:00:00Z')
+    assert merged['schema_version'] == report_rules.REPORT_SCHEMA_VERSION
     assert merged['hosts'][0]['counts']['expiring'] == 0
 
 
@@ -465,14 +475,14 @@ def test_merge_reads_schema_1_reports():
 def test_merge_refuses_what_is_not_a_report_and_names_it(bad, message):
     good = slice_report('2026-06-10T08:00:00Z', a='compliant')
     with pytest.raises(AnsibleFilterError, match=message):
-        policy.fleet_report_merge([good, bad], ['good.json', 'bad.json'])
+        report_filters.fleet_report_merge([good, bad], ['good.json', 'bad.json'])
 
 
 def test_merge_needs_reports_and_one_name_each():
     with pytest.raises(AnsibleFilterError, match='no report'):
-        policy.fleet_report_merge([])
+        report_filters.fleet_report_merge([])
     with pytest.raises(AnsibleFilterError, match='source names'):
-        policy.fleet_report_merge([slice_report('2026-06-10T08:00:00Z', a='compliant')], ['x', 'y'])
+        report_filters.fleet_report_merge([slice_report('2026-06-10T08:00:00Z', a='compliant')], ['x', 'y'])
 
 
 def test_fleet_report_shows_a_hand_made_drop_in_from_a_real_audit_record(tmp_path):
@@ -489,7 +499,7 @@ def test_fleet_report_shows_a_hand_made_drop_in_from_a_real_audit_record(tmp_pat
     write(tmp_path, etc + '/legacy.service.d/zz-pep493-https.conf',
           dropin.render_dropin(False, 'vendor CA', dates.validate_expires('2026-12-31')))
     services = records.scan_services(hostmodel.Host(hostfiles.HostFiles(str(tmp_path))), datetime.date(2026, 6, 15))
-    report = policy.fleet_report(['a'], {'a': status(info(services=services), 'compliant_with_exceptions')})
+    report = report_filters.fleet_report(['a'], {'a': status(info(services=services), 'compliant_with_exceptions')})
     row = report['hosts'][0]['exceptions'][0]
     assert (row['unit'], row['managed'], row['foreign']) == ('legacy.service', True, [etc + '/legacy.service.d/override.conf'])
 
@@ -505,16 +515,16 @@ def full_svc_result(actions):
 
 def test_applied_services_keeps_only_the_changes_and_the_summary_says_the_same():
     full = full_svc_result([('a.service', 'created'), ('b.service', 'unchanged'), ('c.service', 'updated')])
-    kept = policy.applied_services(full)
+    kept = role_state.applied_services(full)
     assert kept == dict(changed=True, msg='m', systemd_running=False, reloaded=False, restarted=[], pending_restart=[],
                         services=[dict(name='a.service', action='created'), dict(name='c.service', action='updated')],
                         unchanged=1, removed=[dict(name='old.service', action='removed')])
-    line = policy.host_summary('h', {'pep493_https_applied': applied(cfg_result(), kept),
-                                     'pep493_https_status': compliant()})
-    assert line == policy.host_summary('h', {'pep493_https_applied': applied(cfg_result(), full),
-                                             'pep493_https_status': compliant()})
-    assert policy.applied_services({'skipped': True, 'changed': False}) == dict(skipped=True, changed=False)
-    assert policy.applied_services(None) == {}
+    line = summary.host_summary('h', {'pep493_https_applied': applied(cfg_result(), kept),
+                                      'pep493_https_status': compliant()})
+    assert line == summary.host_summary('h', {'pep493_https_applied': applied(cfg_result(), full),
+                                              'pep493_https_status': compliant()})
+    assert role_state.applied_services({'skipped': True, 'changed': False}) == dict(skipped=True, changed=False)
+    assert role_state.applied_services(None) == {}
 
 
 def predicted_status(verify='enable', planned_changes=(), readers=False):
@@ -529,15 +539,15 @@ UNCHANGED_CFG = cfg_result(previous='enable', changed=False)
 
 def test_prediction_as_audit_when_nothing_changed():
     status = predicted_status()
-    audit = policy.prediction_as_audit(status, UNCHANGED_CFG, full_svc_result([('a.service', 'unchanged')]))
+    audit = role_state.prediction_as_audit(status, UNCHANGED_CFG, full_svc_result([('a.service', 'unchanged')]))
     assert audit['prediction_reused'] is True and 'predicted' not in audit and 'predicted' not in audit['compliance']
     assert audit['info'] == status['info'] and audit['compliance']['state'] == 'compliant'
-    assert policy.host_summary('h', {'pep493_https_applied': applied(UNCHANGED_CFG, svc_result()),
-                                     'pep493_https_status': audit}) == 'h: compliant; cfg enable (unchanged); ' \
-                                                                       'drop-ins unchanged'
+    assert summary.host_summary('h', {'pep493_https_applied': applied(UNCHANGED_CFG, svc_result()),
+                                      'pep493_https_status': audit}) == ('h: compliant; cfg enable (unchanged); '
+                                                                         'drop-ins unchanged')
     # nothing to write: the drop-in task skipped by its own condition
     skipped = dict(skipped=True, changed=False)
-    assert policy.prediction_as_audit(status, UNCHANGED_CFG, skipped)['prediction_reused'] is True
+    assert role_state.prediction_as_audit(status, UNCHANGED_CFG, skipped)['prediction_reused'] is True
 
 
 @pytest.mark.parametrize('cfg, services, status, verify', [
@@ -555,13 +565,13 @@ def test_prediction_as_audit_when_nothing_changed():
     (UNCHANGED_CFG, full_svc_result([]), dict(predicted_status(), check_mode=True), 'enable'),
 ])
 def test_prediction_is_not_the_audit_where_the_two_could_differ(cfg, services, status, verify):
-    assert policy.prediction_as_audit(status, cfg, services, verify) is status
+    assert role_state.prediction_as_audit(status, cfg, services, verify) is status
 
 
 def test_prediction_as_audit_leaves_an_audit_alone():
     audit = dict(predicted_status(), predicted=False)
-    assert policy.prediction_as_audit(audit, UNCHANGED_CFG, full_svc_result([])) is audit
-    assert policy.prediction_as_audit(None, UNCHANGED_CFG, full_svc_result([])) is None
+    assert role_state.prediction_as_audit(audit, UNCHANGED_CFG, full_svc_result([])) is audit
+    assert role_state.prediction_as_audit(None, UNCHANGED_CFG, full_svc_result([])) is None
 
 
 # --- a writing module left out when the prediction shows it would change nothing -------------------
@@ -585,7 +595,7 @@ DROPIN_CHANGE = dict(path='/etc/systemd/system/a.service.d/zz-pep493-https.conf'
 ])
 def test_unchanged_by_plan_leaves_out_only_a_module_with_nothing_to_change(changes, refusals, expected):
     prediction = dict(info(), planned=True, planned_changes=changes, planned_refusals=refusals, changed=False)
-    assert policy.unchanged_by_plan(prediction) == expected
+    assert role_state.unchanged_by_plan(prediction) == expected
 
 
 @pytest.mark.parametrize('prediction', [
@@ -595,21 +605,21 @@ def test_unchanged_by_plan_leaves_out_only_a_module_with_nothing_to_change(chang
     dict(skipped=True, changed=False),
 ])
 def test_unchanged_by_plan_runs_every_module_without_a_good_prediction(prediction):
-    assert policy.unchanged_by_plan(prediction) == dict(cfg=False, services=False)
+    assert role_state.unchanged_by_plan(prediction) == dict(cfg=False, services=False)
 
 
 def test_a_module_left_out_is_summarised_as_unchanged_and_the_prediction_is_the_audit():
     unchanged = dict(cfg=True, services=True)
-    cfg = policy.applied_cfg(SKIPPED, unchanged, 'enable')
+    cfg = role_state.applied_cfg(SKIPPED, unchanged, 'enable')
     assert cfg == dict(changed=False, verify='enable', previous='enable', unchanged_by_plan=True,
                        msg='the prediction planned no change to the file: not run')
-    services = policy.applied_services(SKIPPED, unchanged, [exc('a.service'), exc('b.service')])
+    services = role_state.applied_services(SKIPPED, unchanged, [exc('a.service'), exc('b.service')])
     assert services['changed'] is False and services['unchanged_by_plan'] is True and services['unchanged'] == 2
     assert services['services'] == services['removed'] == services['restarted'] == services['pending_restart'] == []
     status = predicted_status()
-    audit = policy.prediction_as_audit(status, cfg, services)
+    audit = role_state.prediction_as_audit(status, cfg, services)
     assert audit['prediction_reused'] is True
-    assert policy.host_summary('h', {'pep493_https_applied': applied(cfg, services), 'pep493_https_status': audit}) \
+    assert summary.host_summary('h', {'pep493_https_applied': applied(cfg, services), 'pep493_https_status': audit}) \
         == 'h: compliant; cfg enable (unchanged); drop-ins unchanged'
 
 
@@ -620,8 +630,8 @@ def test_a_module_left_out_is_summarised_as_unchanged_and_the_prediction_is_the_
     (UNCHANGED_CFG, dict(cfg=True, services=True)),       # it ran: its own result
 ])
 def test_only_a_module_left_out_by_the_prediction_is_given_as_unchanged(result, unchanged):
-    assert policy.applied_cfg(result, unchanged, 'enable') is result
-    assert policy.applied_services(result, unchanged, []) == policy.applied_services(result)
+    assert role_state.applied_cfg(result, unchanged, 'enable') is result
+    assert role_state.applied_services(result, unchanged, []) == role_state.applied_services(result)
 
 
 # --- predicted_status: the enforce entry point's status from its prediction, in one step ----------
@@ -635,21 +645,21 @@ def planned_info(changes=(), refusals=(), readers=False, services=()):
 def test_predicted_status_is_the_prediction_and_its_verdict():
     prediction = planned_info(changes=[CFG_CHANGE], services=[svc('legacy.service')])
     allowed, gone = [exc('legacy.service')], [exc('old.service', expires='2026-01-01')]
-    status = policy.predicted_status(prediction, 'enable', allowed, False, gone, 'keep', 'try-restart', True)
+    status = role_state.predicted_status(prediction, 'enable', allowed, False, gone, 'keep', 'try-restart', True)
     assert status == dict(policy=dict(verify='enable', exclusive=False, exceptions=allowed, expired=gone),
                           info=prediction, check_mode=True, predicted=True,
-                          compliance=policy.predicted_compliance(prediction, 'enable', allowed, False, 'keep',
-                                                                 'try-restart'))
+                          compliance=compliance_filters.predicted_compliance(prediction, 'enable', allowed, False, 'keep',
+                                                                             'try-restart'))
 
 
 def test_a_prediction_that_plans_no_change_is_the_audit():
     prediction = planned_info()
-    status = policy.predicted_status(prediction)
+    status = role_state.predicted_status(prediction)
     # the same as taking it as the audit after both writing modules were left out
-    unchanged = policy.unchanged_by_plan(prediction)
-    expected = policy.prediction_as_audit(
-        dict(policy.predicted_status(prediction, check_mode=True), check_mode=False),
-        policy.applied_cfg(SKIPPED, unchanged, 'enable'), policy.applied_services(SKIPPED, unchanged), 'enable')
+    unchanged = role_state.unchanged_by_plan(prediction)
+    expected = role_state.prediction_as_audit(
+        dict(role_state.predicted_status(prediction, check_mode=True), check_mode=False),
+        role_state.applied_cfg(SKIPPED, unchanged, 'enable'), role_state.applied_services(SKIPPED, unchanged), 'enable')
     assert status == expected
     assert status['prediction_reused'] is True and 'predicted' not in status and 'predicted' not in status['compliance']
     assert status['info'] is prediction and status['compliance']['state'] == 'compliant'
@@ -664,10 +674,10 @@ def test_a_prediction_that_plans_no_change_is_the_audit():
     (planned_info(), 'enable', True),                                       # check mode: nothing applied
 ])
 def test_a_prediction_stays_a_prediction_where_the_audit_could_differ(prediction, verify, check_mode):
-    status = policy.predicted_status(prediction, verify, check_mode=check_mode)
+    status = role_state.predicted_status(prediction, verify, check_mode=check_mode)
     assert status['predicted'] is True and 'prediction_reused' not in status
 
 
 def test_predicted_status_errors_are_filter_errors():
     with pytest.raises(AnsibleFilterError, match='planned state'):
-        policy.predicted_status(info())
+        role_state_filters.FilterModule().filters()["predicted_status"](info())
