@@ -2,7 +2,7 @@
 # Copyright: (c) pep493.https contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Filters that plan a host's policy and judge a host against it: ``policy_plan``,
-``compliance``, ``predicted_compliance``, ``audit_status`` (the rules are in
+``compliance`` and ``predicted_compliance`` (the rules are in
 plugins/plugin_utils/policy_plan.py and compliance.py)."""
 
 from __future__ import absolute_import, division, print_function
@@ -45,19 +45,6 @@ def predicted_compliance(info, verify='enable', exceptions=None, exclusive=True,
         raise AnsibleFilterError(str(exc))
 
 
-def audit_status(info, exceptions, verify='enable', exclusive=True, expired='remove', allow_insecure=False,
-                 require_justification=True, cfg_path='/etc/python/cert-verification.cfg', check_mode=False, today=None):
-    """The audit entry point's ``pep493_https_status`` in one step (one task per host, not three):
-    the policy planned (``policy_plan``) and, when it has no problems, the host compared with it
-    (``compliance``). ``problems`` are the plan's; with any, ``compliance`` is none."""
-    plan = policy_plan(exceptions, verify=verify, allow_insecure=allow_insecure,
-                       require_justification=require_justification, expired=expired, cfg_path=cfg_path, today=today)
-    verdict = None if plan['problems'] else compliance(info, verify, plan['allowed'], exclusive, expired)
-    return dict(policy=dict(verify=verify, exclusive=exclusive, exceptions=plan['allowed'], expired=plan['expired']),
-                info=info, compliance=verdict, check_mode=check_mode, problems=plan['problems'])
-
-
 class FilterModule(object):
     def filters(self):
-        return dict(policy_plan=policy_plan, compliance=compliance, predicted_compliance=predicted_compliance,
-                    audit_status=audit_status)
+        return dict(policy_plan=policy_plan, compliance=compliance, predicted_compliance=predicted_compliance)

@@ -139,7 +139,7 @@ def plan_policy(verify, exceptions, day=None, require_justification=True, expire
     problems = []
     if verify not in cfg.VALUES:
         problems.append('pep493_https_verify %s is not one of %s' % (dropin.show(verify), ', '.join(cfg.VALUES)))
-    elif verify == 'disable' and not _true(allow_insecure):
+    elif verify == 'disable' and not is_true(allow_insecure):
         problems.append('pep493_https_verify is "disable": every Python 2 program on this host that reads %s would '
                         'stop verifying HTTPS certificates, silently. Give the services that need it an exception in '
                         'pep493_https_exceptions instead, or, if a host-wide downgrade is really meant, set '
@@ -148,7 +148,8 @@ def plan_policy(verify, exceptions, day=None, require_justification=True, expire
     return plan
 
 
-def _true(value):
+def is_true(value):
+    """A boolean variable as Ansible reads it; anything else is false."""
     try:
         return check_type_bool(value)
     except (TypeError, ValueError):

@@ -1,7 +1,9 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) pep493.https contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""How the policy role carries a host's state from one task to the next (controller only)."""
+"""What one policy run keeps of each step (controller only): which writing module the prediction
+shows has nothing to change, what each module did in the form the batch summary reads, and when
+the prediction already is the audit after the change."""
 
 from __future__ import absolute_import, division, print_function
 
