@@ -11,12 +11,15 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import atexit
 import binascii
 import datetime
 import os
 import random
 import re
+import shutil
 import subprocess
+import tempfile
 import time
 import timeit
 import warnings
@@ -166,9 +169,24 @@ class Pki(object):
                  '-startdate', start, '-enddate', end, '-extensions', 'ca_ext', '-notext', '-out', name + '.pem')
 
 
+# ansible-test runs each test in a fork of its worker, where a module fixture would make the
+# certificates again for every test: they are made once, in a folder the importing process owns.
+FOLDER = tempfile.mkdtemp(prefix='pep493-x509-')
+atexit.register(shutil.rmtree, FOLDER, True)
+
+
 @pytest.fixture(scope='module')
-def pki(tmp_path_factory):
-    pki = Pki(str(tmp_path_factory.mktemp('x509')))
+def pki():
+    pki = Pki(FOLDER)
+    if not os.path.exists(os.path.join(FOLDER, 'made')):
+        shutil.rmtree(FOLDER, True)
+        os.mkdir(FOLDER)
+        _make(pki)
+        pki.write('made', b'')
+    return pki
+
+
+def _make(pki):
     pki.write('openssl.cnf', CONFIG)
     pki.write('index.txt', b'')
     pki.write('serial.txt', b'1000\n')
@@ -200,7 +218,6 @@ def pki(tmp_path_factory):
     for name in ('root', 'inter', 'leaf'):
         pki.run('x509', '-in', name + '.pem', '-outform', 'DER', '-out', name + '.der')
     pki.run('pkey', '-in', 'ec.key', '-outform', 'DER', '-out', 'ec.key.der')
-    return pki
 
 
 def _openssl_view(pki, path, form='PEM'):
@@ -274,10 +291,10 @@ def test_fixed_values(pki):
 
 
 def test_names_made_by_openssl_match_its_text_and_hash(pki):
-    os.mkdir(os.path.join(pki.folder, 'names'))
+    names = os.path.basename(tempfile.mkdtemp(dir=pki.folder))
     tags = set()
     for index, (subject, mask) in enumerate(NAMES):
-        path = 'names/%d.pem' % index
+        path = '%s/%d.pem' % (names, index)
         config = ['-config', 'mask.cnf'] if mask else []
         pki.write('mask.cnf', b'[req]\ndistinguished_name = dn\nstring_mask = ' + (mask or '').encode('ascii') + b'\n[dn]\n')
         pki.run('req', *(config + ['-x509', '-new', '-key', 'ec.key', '-utf8', '-subj', subject.encode('utf-8'),
@@ -288,12 +305,12 @@ def test_names_made_by_openssl_match_its_text_and_hash(pki):
         tags.update(bytearray(value)[0] for rdn in _split(_split(certificate.subject_der)[0][1])
                     for attribute in _split(rdn[1]) for value in [_split(attribute[1])[1][0]])
     assert set([0x0c, 0x13, 0x14, 0x16, 0x1e]) <= tags  # UTF8, Printable, T61, IA5 and BMPString all seen
-    pki.run('rehash', 'names')  # the <hash>.0 links c_rehash / openssl rehash make for SSL_CERT_DIR
-    links = [name for name in os.listdir(os.path.join(pki.folder, 'names')) if name.endswith('.0')]
+    pki.run('rehash', names)  # the <hash>.0 links c_rehash / openssl rehash make for SSL_CERT_DIR
+    links = [name for name in os.listdir(os.path.join(pki.folder, names)) if name.endswith('.0')]
     assert len(links) == len(NAMES)
     for link in links:
-        target = os.readlink(os.path.join(pki.folder, 'names', link))
-        assert x509.subject_hash(pki.load('names/' + target)) + '.0' == link
+        target = os.readlink(os.path.join(pki.folder, names, link))
+        assert x509.subject_hash(pki.load(names + '/' + target)) + '.0' == link
 
 
 @pytest.mark.parametrize('index', range(len(CRAFTED)))
