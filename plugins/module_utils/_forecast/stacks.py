@@ -273,6 +273,10 @@ def _stdlib(entry, scan, hints, unseen):
             entry['governed_by_knobs'] = None
             entry['notes'].append('the program sets ssl._create_default_https_context itself at %s: '
                                   'the knobs may not reach its calls' % _places(replaced))
+        knob = hints.get(_imports.KNOB_IN_CODE, [])
+        if knob:
+            entry['notes'].append('PYTHONHTTPSVERIFY is named in the code at %s: the program may set it '
+                                  'itself' % _places(knob))
         explicit = [hint for hint in hints.get(_imports.STDLIB_CALL, []) if hint['explicit']]
         if explicit:
             entry['notes'].append('calls at %s pass their own context, cafile or capath: '
