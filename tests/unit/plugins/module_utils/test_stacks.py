@@ -269,6 +269,41 @@ if given is not None:
         total(data)
 
 
+# Run by an interpreter on a sample of its own library: what its ast says each file imports.
+AST_TRUTH = r"""
+import ast, json, os, sys
+library = os.path.dirname(os.__file__)
+paths = sorted(os.path.join(folder, name) for folder, _sub, names in os.walk(library) for name in names
+               if name.endswith('.py') and 'site-packages' not in folder and 'tests/data' not in folder)
+truth = {}
+for path in paths[::int(sys.argv[1])]:
+    try:
+        tree = ast.parse(open(path, 'rb').read())
+    except Exception:
+        continue
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            found.add('.' * (node.level or 0) + (node.module or ''))
+    truth[path] = sorted(found)
+sys.stdout.write(json.dumps(truth))
+"""
+
+
+@pytest.mark.parametrize('python', [pytest.param(sys.executable, id='this-python'), pytest.param(
+    PYTHON27, id='python2.7', marks=pytest.mark.skipif(not os.path.exists(PYTHON27), reason='no Python 2.7'))])
+def test_the_scanner_agrees_with_ast_on_a_whole_standard_library_sample(python):
+    truth = json.loads(subprocess.check_output([python, '-B', '-c', AST_TRUTH, '7']).decode('utf-8'))
+    assert len(truth) > 150
+    for path, imported in sorted(truth.items()):
+        result = stacks.imports_in_source(read(path))
+        assert result['clean'], (path, result['problems'])
+        static = [record for record in result['imports'] if record['kind'] != 'dynamic']
+        assert sorted(set('.' * record['level'] + record['module'] for record in static)) == imported, path
+
+
 # --- classify and the standard library --------------------------------------------------------
 
 def test_classify_names_each_stack_and_the_module_that_says_so():
@@ -353,7 +388,7 @@ def test_python_m_runs_a_package_with_relative_imports(tmp_path):
     assert found(result, 'stdlib') == [('six.moves.urllib.request', 'client.py', 1)]
     assert found(result, 'pycurl') == [('pycurl', 'helpers.py', 2)] and result['complete']
     single = scan('svc.client', [root + '/work'], as_module=True)
-    assert [os.path.basename(path) for path in single['files_read']] == ['__init__.py', 'client.py']
+    assert names(single) == ['__init__.py', 'client.py']
     missing = scan('nosuch.mod', [root + '/work'], as_module=True)
     assert missing['files_read'] == [] and missing['not_found'] == [dict(module='nosuch.mod', file=None, line=None)]
 
@@ -371,6 +406,10 @@ def test_python2_imports_a_sibling_first_unless_absolute_import(tmp_path):
     assert 'stdlib' not in python3['stacks'] and root + '/site/pkg/tools.py' not in python3['files_read']
 
 
+def names(result):
+    return [os.path.basename(path) for path in result['files_read']]
+
+
 CHAIN = {'app/main.py': b'import one\n', 'app/one.py': b'import two\n', 'app/two.py': b'import three\n',
          'app/three.py': b'import requests\n'}
 
@@ -378,7 +417,6 @@ CHAIN = {'app/main.py': b'import one\n', 'app/one.py': b'import two\n', 'app/two
 def test_each_limit_cuts_the_walk_short_and_says_which(tmp_path):
     root = tree(tmp_path, CHAIN)
     program = root + '/app/main.py'
-    names = lambda result: [os.path.basename(path) for path in result['files_read']]     # noqa: E731
     whole = scan(program, [])
     assert whole['complete'] and names(whole) == ['main.py', 'one.py', 'two.py', 'three.py']
     size = len(CHAIN['app/main.py']) + len(CHAIN['app/one.py'])
@@ -429,7 +467,10 @@ def test_unreadable_files_make_the_answer_partial(tmp_path):
     assert stacks.knobs_reach(inputs) is True and inputs['requests']['used'] is None
     gone = scan(root + '/app/nothere.py', [], read_file=lambda path: None)
     assert gone['files_read'] == [] and gone['partial'][0]['detail'] == 'no such file'
-    oserror = scan(root + '/app/main.py', [], read_file=lambda path: (_ for _ in ()).throw(OSError(errno.EIO, 'I/O')))
+
+    def failing(path):
+        raise OSError(errno.EIO, 'Input/output error')
+    oserror = scan(root + '/app/main.py', [], read_file=failing)
     assert [entry['reason'] for entry in oserror['partial']] == ['unreadable'] and not oserror['complete']
 
 
@@ -695,6 +736,8 @@ def test_verdict_inputs_from_hints():
     explicit = stacks.stack_verdict_inputs(scanned(stdlib, [hint('stdlib_https_call', call='urlopen',
                                                                  explicit=['context'])]))
     assert explicit['stdlib']['governed_by_knobs'] is True and 'own context' in explicit['stdlib']['notes'][0]
+    knob = stacks.stack_verdict_inputs(scanned(stdlib, [hint('knob_in_code')]))['stdlib']
+    assert knob['governed_by_knobs'] is True and 'PYTHONHTTPSVERIFY' in knob['notes'][0]
     python3_names = stacks.stack_verdict_inputs(scanned({'stdlib': [entry('http.client', False)]}))
     assert python3_names['stdlib']['used'] is False and stacks.knobs_reach(python3_names) is False
     loose = stacks.stack_verdict_inputs(scanned({'requests': [entry('requests')]}, [hint('verify_false')]))
