@@ -64,7 +64,7 @@ Dialog FileDialog FixTk IN SimpleDialog TYPES __phello__ _ctypes_test _testcapi 
 toaiff xmllib xxsubtype
 '''.split())
 
-# Python 3's names that 2.7 lacks (3.0 to 3.13), and 2.7's names that Python 3 no longer has.
+# Python 3's names that 2.7 lacks (3.0 to 3.14), and 2.7's names that Python 3 no longer has.
 _ADDED_IN_3 = frozenset('''
 _thread builtins copyreg queue reprlib socketserver configparser winreg http html xmlrpc tkinter _dummy_thread
 _markupbase asyncio concurrent contextvars dataclasses enum faulthandler graphlib ipaddress lzma pathlib secrets
@@ -76,7 +76,7 @@ _operator _imp _frozen_importlib _frozen_importlib_external _tokenize _typing _p
 _signal _thread _weakref _winapi _overlapped nt xxsubtype _bootsubprocess _testcapi turtledemo __hello__ _msi
 _scproxy _testbuffer _testclinic _testclinic_limited _testexternalinspection _testimportmultiple _testinternalcapi
 _testlimitedcapi _testmultiphase _testsinglephase _xxinterpchannels _xxsubinterpreters _xxtestfuzz xxlimited
-xxlimited_35 _interpchannels _interpqueues _interpreters _suggestions _sysconfig _wmi
+xxlimited_35 _interpchannels _interpqueues _interpreters _suggestions _sysconfig _wmi annotationlib compression
 '''.split())
 _GONE_IN_3 = frozenset('''
 __builtin__ _winreg BaseHTTPServer Bastion CGIHTTPServer ConfigParser Cookie cookielib copy_reg cPickle cStringIO
