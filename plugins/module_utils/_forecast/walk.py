@@ -285,8 +285,9 @@ class _Walk(object):
         parent, _dot, leaf = module.rpartition('.')
         up = self.resolve(parent) if parent else dict(kind='package', files=[], folders=self.search_path, passed=[])
         if up['kind'] not in ('package', 'namespace'):
+            # Python runs what it found of the chain before it fails
             answer = dict(kind='missing' if up['kind'] == 'module' else up['kind'], passed=up.get('passed', []),
-                          path=up.get('path'))
+                          path=up.get('path'), files=list(up.get('files', ())))
         else:
             answer = self.find(leaf, up['folders'])
             answer['passed'] = up['passed'] + answer['passed']

@@ -505,6 +505,9 @@ def test_modules_not_found_are_listed_and_without_listings_make_it_partial(tmp_p
     root = tree(tmp_path, {'app/main.py': b'import nowhere\nimport helper\n', 'app/helper.py': b'import requests\n'})
     listed = scan(root + '/app/main.py', [])
     assert listed['complete'] and listed['not_found'] == [dict(module='nowhere', file=root + '/app/main.py', line=1)]
+    tree(root, {'app/other.py': b'import helper.sub\n'})        # helper is a module: it runs, then .sub fails
+    chained = scan(root + '/app/other.py', [])
+    assert names(chained) == ['other.py', 'helper.py'] and chained['not_found'][0]['module'] == 'helper.sub'
     blind = scan(root + '/app/main.py', [], list_dir=None)
     assert found(blind, 'requests') == [('requests', 'helper.py', 1)]
     assert [(entry['reason'], entry['module']) for entry in blind['partial']] == [('no-listing', 'nowhere')]
