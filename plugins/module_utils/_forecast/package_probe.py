@@ -235,25 +235,26 @@ def main(real_stdout):
                   path=list(sys.path), dont_write_bytecode=sys.dont_write_bytecode, packages={}, errors=[],
                   timed_out=False, environment=dict((name, os.environ.get(name)) for name in (
                       'REQUESTS_CA_BUNDLE', 'CURL_CA_BUNDLE', 'SSL_CERT_FILE', 'SSL_CERT_DIR')))
-    request = {}
-    try:
-        raw = sys.stdin.read(65536)
-        request = json.loads(raw) if raw.strip() else {}
-        if not isinstance(request, dict):
-            raise ValueError('the request is not a JSON object')
-    except (Exception, SystemExit) as exc:
-        result['errors'].append('request: %s: %s' % (type(exc).__name__, exc))
-        request = {}
-    try:
-        timeout = min(max(int(request.get('timeout', 10)), 1), 120)
-        wanted = [name for name in request.get('import', ['requests', 'certifi']) if name in PACKAGES]
-    except (Exception, SystemExit) as exc:
-        result['errors'].append('request: %s: %s' % (type(exc).__name__, exc))
-        timeout, wanted = 10, ['requests', 'certifi']
     current = None
     signal.signal(signal.SIGALRM, on_alarm)
-    signal.alarm(timeout)
+    signal.alarm(10)            # reading the request is bounded too, until it says otherwise
     try:
+        request = {}
+        try:
+            raw = sys.stdin.read(65536)
+            request = json.loads(raw) if raw.strip() else {}
+            if not isinstance(request, dict):
+                raise ValueError('the request is not a JSON object')
+        except (Exception, SystemExit) as exc:
+            result['errors'].append('request: %s: %s' % (type(exc).__name__, exc))
+            request = {}
+        try:
+            timeout = min(max(int(request.get('timeout', 10)), 1), 120)
+            wanted = [name for name in request.get('import', ['requests', 'certifi']) if name in PACKAGES]
+        except (Exception, SystemExit) as exc:
+            result['errors'].append('request: %s: %s' % (type(exc).__name__, exc))
+            timeout, wanted = 10, ['requests', 'certifi']
+        signal.alarm(timeout)
         try:
             import ssl
             paths = ssl.get_default_verify_paths()
@@ -275,7 +276,7 @@ def main(real_stdout):
             current = None
     except Timeout:
         result['timed_out'] = True
-        result['errors'].append('timed out after %d s' % timeout)
+        result['errors'].append('timed out')
         if current is not None:
             current.update(importable=None, error='timed out while importing')
     signal.alarm(0)
