@@ -29,7 +29,7 @@ except ImportError:     # the seeded loop below still runs
     given = None
 
 PYTHON27 = '/root/.pyenv/versions/2.7.18/bin/python'
-COLLECTION = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', '..', '..'))
+COLLECTION = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', '..', '..', '..'))
 WHEELS = os.environ.get('PEP493_WHEELS', os.path.join(COLLECTION, '.cache', 'wheels'))
 LIMITS = dict(max_files=50, max_bytes=1 << 20, max_depth=10)
 
