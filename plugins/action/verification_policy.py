@@ -24,6 +24,7 @@ from ansible_collections.pep493.https.plugins.plugin_utils import policy_run
 from ansible_collections.pep493.https.plugins.plugin_utils import predicted_breaks
 
 COLLECTION = 'pep493.https.'
+WRITERS = ('cert_verification', 'service_verification')
 # the tag of each part of the main entry point (ansible-playbook --tags)
 PART_TAGS = dict(file='pep493_https_file', services='pep493_https_services', audit='pep493_https_audit')
 
@@ -104,9 +105,10 @@ class ActionModule(ActionBase):
         return self._execute_module(module_name=COLLECTION + name, module_args=args, task_vars=task_vars)
 
     def _keep_facts(self, result, facts):
-        """The run's facts, kept as set_fact keeps its own (for this play, not in a fact cache)."""
-        result.update(facts)
+        """The run's facts, kept as set_fact keeps its own (for this play, not in a fact cache); a
+        failed task sets no fact, so a failed run returns them for the role's rescue instead."""
         if result.get('failed'):
+            result.update(facts)
             return
         result['ansible_facts'] = facts
         register = getattr(self, 'register_host_variables', None)
@@ -135,6 +137,8 @@ class PolicyRun(object):
         self.warnings = []
         self.diffs = []
         self.steps = []
+        # the writing modules' whole results (the facts keep what the summary needs): register the task for them
+        self.module_results = {}
 
     # --- entry points -------------------------------------------------------------------------
 
@@ -313,6 +317,8 @@ class PolicyRun(object):
         args = dict((key, value) for key, value in args.items() if value is not None)
         found = self.action.run_module(name, args, self.task_vars)
         self.steps.append(dict(step=step, module=COLLECTION + name, ran=True, changed=bool(found.get('changed'))))
+        if name in WRITERS:
+            self.module_results[name] = found
         self.warnings.extend(found.get('warnings') or [])
         if found.get('diff'):
             self.diffs.extend(found['diff'] if isinstance(found['diff'], list) else [found['diff']])
@@ -324,7 +330,10 @@ class PolicyRun(object):
     def skip(self, step, why):
         """A step left out, and why: the run's ``steps`` say it."""
         self.steps.append(dict(step=step, ran=False, why=why))
-        return dict(skipped=True, changed=False)
+        left_out = dict(skipped=True, changed=False)
+        if step in WRITERS:
+            self.module_results[step] = dict(left_out, skip_reason=why)
+        return left_out
 
     def part(self, name):
         """Whether ``--tags``/``--skip-tags`` select this part of the entry point (its tag in
@@ -356,7 +365,7 @@ class PolicyRun(object):
         return facts
 
     def outcome(self):
-        found = dict(changed=self.changed, steps=self.steps)
+        found = dict(changed=self.changed, steps=self.steps, module_results=self.module_results)
         if self.warnings:
             found['warnings'] = self.warnings
         if self.diffs:
