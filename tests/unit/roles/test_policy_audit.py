@@ -32,8 +32,10 @@ def audit(tmp_path, cfg_text, policy, *options):
                 vars=dict(policy, pep493_https_root=str(root)),
                 tasks=[{'block': [{'name': 'Audit', 'ansible.builtin.import_role': {'name': 'pep493.https.policy',
                                                                                     'tasks_from': 'audit'}}],
+                        # a failed task sets no fact: its result carries the status
                         'rescue': [{'name': 'Keep the failure', 'ansible.builtin.set_fact': {
-                            'failure': '{{ ansible_failed_result.msg }}'}}],
+                            'failure': '{{ ansible_failed_result.msg }}',
+                            'pep493_https_status': '{{ ansible_failed_result.pep493_https_status }}'}}],
                         'always': [{'name': 'Write what the role left', 'check_mode': False, 'ansible.builtin.copy': {
                             'dest': str(out), 'content': "{{ {'status': pep493_https_status | default(none), "
                                                          "'failure': failure | default(none)} | to_json }}"}}]}])
