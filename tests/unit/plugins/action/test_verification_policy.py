@@ -121,6 +121,14 @@ def test_a_re_run_that_changes_nothing_makes_one_call_and_says_why_the_others_we
                    'audit': 'nothing changed: the prediction is the audit'}
 
 
+def test_on_a_host_the_forecast_adds_its_call_to_a_re_run_that_changes_nothing():
+    answers = dict(verification_info=verification_info([]), verification_forecast=dict(services=[], host_wide=None))
+    calls, policy_run, failure = run(answers=answers, root='', forecast=True)
+    assert failure is None and [name for name, dummy in calls] == ['verification_forecast', 'verification_info']
+    calls, policy_run, failure = run(answers=answers, forecast=True)
+    assert failure is None and [name for name, dummy in calls] == ['verification_info']    # under root
+
+
 def test_check_mode_keeps_the_prediction_as_the_verdict():
     answers = dict(WRITERS_OK, verification_info=verification_info(CHANGED))
     calls, policy_run, failure = run(answers=answers, check_mode=True)
