@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) pep493.https contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Filters of the fleet report: ``fleet_report`` (one entry per host, hosts worst first) and
+"""Filters of the fleet report: ``fleet_report`` (one entry per host, hosts ranked by risk) and
 ``fleet_report_merge`` (one report from several). The report is built in
 plugins/plugin_utils/fleet_report.py."""
 
@@ -13,10 +13,10 @@ from ansible.errors import AnsibleFilterError
 from ansible_collections.pep493.https.plugins.plugin_utils import fleet_report as report
 
 
-def fleet_report(hosts, audits, generated=None, warning_days=report.EXPIRY_WARNING_DAYS):
-    """The fleet report of ``hosts`` from their audits (``hostvars``, or host -> status)."""
+def fleet_report(hosts, audits, generated=None, warning_days=report.EXPIRY_WARNING_DAYS, forecasts=None):
+    """The fleet report of ``hosts`` from their audits and forecasts (``hostvars``, or host -> fact)."""
     try:
-        return report.fleet_report(hosts, audits, generated, warning_days)
+        return report.fleet_report(hosts, audits, generated, warning_days, forecasts)
     except report.ReportError as exc:
         raise AnsibleFilterError(str(exc))
 

@@ -1,9 +1,16 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) pep493.https contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The fleet report (controller only): one entry per host from its audit, hosts worst first,
-days left per exception; and one report merged from several (job slices, controllers, days).
-Raises ReportError, naming the input, for what it cannot read."""
+"""The fleet report (controller only): one entry per host from its audit (and its forecast),
+hosts ranked by risk, days left per exception; and one report merged from several (job slices,
+controllers, days). Raises ReportError, naming the input, for what it cannot read.
+
+The ranking (``risk``): first the hosts where a running Python 2 does not verify (``unverified``:
+a Python 2 that does not verify by default, a host-wide ``PYTHONHTTPSVERIFY=0``, a service whose
+running Python 2 process has it without a valid exception), then those where the forecast says a
+service would break once it verifies (``would_break``), then those with an exception in effect
+that ends within the warning window, then the rest; within a rank by state (WORST_FIRST), then
+(expiring hosts) by the exception that ends soonest, then by name."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -13,6 +20,7 @@ import json
 import re
 from collections.abc import Mapping
 
+from ansible_collections.pep493.https.plugins.module_utils._host import global_settings as hostwide
 from ansible_collections.pep493.https.plugins.module_utils._syntax import dates
 from ansible_collections.pep493.https.plugins.module_utils._syntax import unit_names
 from ansible_collections.pep493.https.plugins.plugin_utils import compliance as rules
@@ -25,11 +33,17 @@ class ReportError(ValueError):
     """A report, a source or an option the fleet report cannot be made from."""
 
 
-REPORT_SCHEMA_VERSION = 2
+REPORT_SCHEMA_VERSION = 3
 
 
-# The report's host order: the hosts that need a person first.
+# Within a rank of risk, the hosts that need a person first.
 WORST_FIRST = ('non_compliant', 'unreachable', 'pending_restart', 'compliant_with_exceptions', 'compliant')
+
+# The ranks of risk, the highest first.
+UNVERIFIED, WOULD_BREAK, EXPIRING, OTHER = 1, 2, 3, 4
+STATE_LABELS = dict(compliant='Compliant', compliant_with_exceptions='Compliant, with exceptions',
+                    pending_restart='Restart pending', non_compliant='Not compliant', unreachable='No audit result')
+WHY_LIMIT = 200
 
 
 EXPIRY_WARNING_DAYS = 30
@@ -42,7 +56,7 @@ def _service_name(service):
     return unit_names.canonical(service.get('unit') or service.get('name') or '?')
 
 
-def _host_entry(host, audit, day, warning_days):
+def _host_entry(host, audit, forecast, day, warning_days):
     unreachable = isinstance(audit, dict) and (audit.get('compliance') or {}).get('state') == 'unreachable'
     # a policy the audit entry point refused (audit_status) has no verdict: the audit failed, as with rescue
     refused = isinstance(audit, dict) and audit.get('problems')
@@ -56,10 +70,13 @@ def _host_entry(host, audit, day, warning_days):
             reasons = ['the audit failed: %s' % error]
         else:
             reasons = ['no audit result (the host was unreachable or the audit did not run on it)']
-        return dict(host=host, state='unreachable', compliant=False, reasons=reasons,
-                    warnings=[], verify=None, expected_verify=None, host_default=None, interpreters=[],
-                    exceptions=[], expired=[], ineffective=[], pending_restart=[], findings=[],
-                    counts=dict(exceptions=0, expired=0, expiring=0, pending_restart=0, ineffective=0))
+        entry = dict(host=host, state='unreachable', compliant=False, reasons=reasons,
+                     warnings=[], verify=None, expected_verify=None, host_default=None, interpreters=[],
+                     exceptions=[], expired=[], ineffective=[], pending_restart=[], findings=[],
+                     counts=dict(exceptions=0, expired=0, expiring=0, pending_restart=0, ineffective=0),
+                     unverified=[], would_break=_would_break(forecast))
+        entry['risk'] = risk(entry, warning_days)
+        return entry
     info, verdict = audit['info'], audit.get('compliance') or {}
     services = info.get('services') or []
     summary = info.get('summary') or {}
@@ -91,11 +108,100 @@ def _host_entry(host, audit, day, warning_days):
         ineffective=[r for r in rows if r['effective'] is False and r['value'] is not None],
         pending_restart=[r['unit'] for r in rows if r['pending_restart']],
         findings=[str(f) for f in summary.get('findings') or []],
+        unverified=_unverified(info, audit.get('policy') or {}),
+        would_break=_would_break(forecast),
     )
     entry['counts'] = dict(exceptions=len(entry['exceptions']), expired=len(entry['expired']),
                            expiring=len([r for r in entry['exceptions'] if _expiring(r, warning_days)]),
                            pending_restart=len(entry['pending_restart']), ineffective=len(entry['ineffective']))
+    entry['risk'] = risk(entry, warning_days)
     return entry
+
+
+def _unverified(info, policy):
+    """Where a running Python 2 on the host does not verify, one line each: a Python 2 that does not
+    verify by default, a host-wide PYTHONHTTPSVERIFY=0 (unless the host is known to have no Python
+    2), a service whose running Python 2 process has it without a valid exception."""
+    summary = info.get('summary') or {}
+    no_python2 = summary.get('python2_interpreters') == 0
+    found = ['%s (Python %s) does not verify HTTPS certificates by default' % (i.get('path'), i.get('version'))
+             for i in info.get('interpreters') or []
+             if isinstance(i, Mapping) and str(i.get('version') or '').startswith('2.') and i.get('verifies_by_default') is False]
+    if not no_python2:
+        found.extend('PYTHONHTTPSVERIFY=0 is set host-wide in %s' % where for where in rules.global_optouts(info.get('global') or {}))
+    if summary.get('host_default') is False and not found:
+        found.append('a Python 2 program on this host does not verify HTTPS certificates by default')
+    allowed = policy.get('exceptions') if isinstance(policy.get('exceptions'), list) else None
+    for service in info.get('services') or []:
+        value = service.get('running_value')
+        if value is None or not hostwide.disables(str(value)) or service.get('effective') is False:
+            continue
+        if service.get('effective') is None and no_python2:
+            continue
+        why = _not_exempt(service, allowed)
+        if why:
+            found.append('%s %s Python 2 with PYTHONHTTPSVERIFY=0 (process %s) and %s'
+                         % (_service_name(service), 'runs' if service.get('effective') else 'may run',
+                            service.get('main_pid'), why))
+    return found
+
+
+def _not_exempt(service, allowed):
+    """Why the service has no valid exception to run unverified, or None when it has one: the policy
+    (``allowed``: its exceptions; None when the audit does not give them, then the collection's own
+    drop-in stands for it) keeps it unverified and the exception is not past its date."""
+    if service.get('expired'):
+        return 'its exception expired on %s' % service.get('expires')
+    if allowed is None:
+        return None if service.get('managed') else 'no exception'
+    name = _service_name(service)
+    for item in allowed:
+        if isinstance(item, Mapping) and item.get('name') and unit_names.canonical(str(item['name'])) == name:
+            return None if item.get('verify') is False else 'an exception of the policy that says verify'
+    return 'an exception the policy does not give' if service.get('managed') else 'no exception'
+
+
+def _would_break(forecast):
+    """The predicted breaks of a host's forecast (``pep493_https_forecast_result``), each with the
+    last day of its automatic exception (``until``), if it got one; None when it was not forecast."""
+    if not isinstance(forecast, Mapping):
+        return None
+    until = dict((unit_names.canonical(str(item['name'])), item.get('expires'))
+                 for item in forecast.get('granted') or [] if isinstance(item, Mapping) and item.get('name'))
+    return [dict(service=b.get('service'), endpoint=b.get('endpoint'), result=b.get('result'), issuer=b.get('issuer'),
+                 advice=b.get('advice'), until=until.get(unit_names.canonical(str(b['service']))) if b.get('service') else None)
+            for b in forecast.get('breaks') or [] if isinstance(b, Mapping)]
+
+
+def _one_line(text):
+    line = (str(text).splitlines() or [''])[0]
+    return line if len(line) <= WHY_LIMIT else line[:WHY_LIMIT - 3] + '...'
+
+
+def risk(entry, warning_days):
+    """The host's rank of risk (UNVERIFIED, WOULD_BREAK, EXPIRING, OTHER) and why, in one line."""
+    if entry['unverified']:
+        more = len(entry['unverified']) - 1
+        return dict(rank=UNVERIFIED, why=_one_line(entry['unverified'][0] + (' (and %d more)' % more if more else '')))
+    if entry['would_break']:
+        services = set(b['service'] for b in entry['would_break'])
+        first = entry['would_break'][0]
+        return dict(rank=WOULD_BREAK, why=_one_line('%d service%s would break once %s: %s on %s (%s%s)' % (
+            len(services), '' if len(services) == 1 else 's', 'it verifies' if len(services) == 1 else 'they verify',
+            first['service'] or 'a host-wide script', first['endpoint'], first['result'],
+            ', issuer %s' % first['issuer'] if first['issuer'] else '')))
+    ending = sorted((r for r in entry['exceptions'] if _expiring(r, warning_days)), key=lambda r: r['days_left'])
+    if ending:
+        first, more = ending[0], len(ending) - 1
+        when = 'today' if first['days_left'] == 0 else 'in %d day%s' % (first['days_left'], '' if first['days_left'] == 1 else 's')
+        return dict(rank=EXPIRING, why=_one_line("%s's exception ends %s (%s)%s" % (
+            first['unit'], when, first['expires'], ' and %d more within %d days' % (more, warning_days) if more else '')))
+    reasons = entry['reasons']
+    if entry['state'] == 'unreachable' and reasons:
+        text = str(reasons[0])
+        return dict(rank=OTHER, why=_one_line(text[:1].upper() + text[1:]))
+    label = STATE_LABELS.get(entry['state'], entry['state'])
+    return dict(rank=OTHER, why=_one_line('%s: %s' % (label, reasons[0]) if reasons else label))
 
 
 def _foreign(service):
@@ -147,9 +253,10 @@ def _natural(name):
     return [(0, int(part), '') if part.isdigit() else (1, 0, part) for part in re.split(r'(\d+)', name.lower())]
 
 
-def _worst_first(entry):
-    soonest = min([r['days_left'] for r in entry['exceptions'] if r['days_left'] is not None] or [float('inf')])
-    return (WORST_FIRST.index(entry['state']) if entry['state'] in WORST_FIRST else -1, soonest,
+def _by_risk(entry, warning_days):
+    rank = entry['risk']['rank']
+    soonest = min(r['days_left'] for r in entry['exceptions'] if _expiring(r, warning_days)) if rank == EXPIRING else 0
+    return (rank, WORST_FIRST.index(entry['state']) if entry['state'] in WORST_FIRST else -1, soonest,
             _natural(entry['host']))
 
 
@@ -174,9 +281,10 @@ def _warning_days(value):
     return days
 
 
-def fleet_report(hosts, audits, generated=None, warning_days=EXPIRY_WARNING_DAYS):
-    """The fleet report: ``hosts`` (inventory names) and ``audits`` (host -> ``pep493_https_status``
-    fact, or ``hostvars``), hosts worst first; days left per exception as of ``generated``."""
+def fleet_report(hosts, audits, generated=None, warning_days=EXPIRY_WARNING_DAYS, forecasts=None):
+    """The fleet report: ``hosts`` (inventory names), ``audits`` (host -> ``pep493_https_status``
+    fact, or ``hostvars``) and ``forecasts`` (host -> ``pep493_https_forecast_result``; from
+    ``hostvars`` when not given), hosts ranked by risk; days left per exception as of ``generated``."""
     day = _report_day(generated)
     warning_days = _warning_days(warning_days)
     entries = []
@@ -185,15 +293,17 @@ def fleet_report(hosts, audits, generated=None, warning_days=EXPIRY_WARNING_DAYS
             host_vars = audits[host]
         except (KeyError, TypeError):
             host_vars = None
-        audit = host_vars
+        audit, forecast = host_vars, None
         if hasattr(host_vars, 'get') and ('inventory_hostname' in host_vars or 'pep493_https_status' in host_vars):
-            audit = host_vars.get('pep493_https_status')
-        entries.append(_host_entry(str(host), audit, day, warning_days))
+            audit, forecast = host_vars.get('pep493_https_status'), host_vars.get('pep493_https_forecast_result')
+        if forecasts is not None:
+            forecast = forecasts.get(host) if hasattr(forecasts, 'get') else None
+        entries.append(_host_entry(str(host), audit, forecast, day, warning_days))
     return _report(entries, generated, warning_days)
 
 
 def _report(entries, generated, warning_days, sources=None):
-    entries.sort(key=_worst_first)
+    entries.sort(key=lambda entry: _by_risk(entry, warning_days))
     totals = dict((state, 0) for state in STATES)
     for entry in entries:
         totals[entry['state']] = totals.get(entry['state'], 0) + 1
@@ -221,6 +331,12 @@ def _merged_entry(entry, source, audited, day, warning_days):
                            expired=len(entry['expired']), ineffective=len(entry['ineffective']),
                            pending_restart=len(entry.get('pending_restart') or []),
                            expiring=len([r for r in entry['exceptions'] if _expiring(r, warning_days)]))
+    if 'unverified' not in entry:
+        # a report before schema 3 kept no running values: only the host default tells
+        entry['unverified'] = (['a Python 2 program on this host does not verify HTTPS certificates by default']
+                               if entry.get('host_default') is False else [])
+    entry.setdefault('would_break', None)
+    entry['risk'] = risk(entry, warning_days)
     return entry
 
 
@@ -234,8 +350,8 @@ def _checked_report(report, source):
     if not isinstance(report, Mapping):
         raise ReportError('%s is not a fleet report (a JSON object with hosts), it is a %s'
                           % (where, type(report).__name__))
-    if report.get('schema_version') not in (1, REPORT_SCHEMA_VERSION):
-        raise ReportError('%s has schema_version %r; this collection reads 1 and %d'
+    if report.get('schema_version') not in (1, 2, REPORT_SCHEMA_VERSION):
+        raise ReportError('%s has schema_version %r; this collection reads 1 to %d'
                           % (where, report.get('schema_version'), REPORT_SCHEMA_VERSION))
     generated = report.get('generated')
     if not isinstance(generated, str) or not _GENERATED.match(generated):

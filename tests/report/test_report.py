@@ -22,7 +22,7 @@ import pytest
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCHEMA = os.path.join(HERE, "report.schema.json")
 PROBE = os.path.join(HERE, "probe.html")
-COUNT_COLUMNS = {"exceptions": 4, "expiring": 5, "expired": 6, "ineffective": 7, "pending_restart": 8}
+COUNT_COLUMNS = {"exceptions": 5, "expiring": 6, "expired": 7, "ineffective": 8, "pending_restart": 9}
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                   "--disable-component-update", "--no-first-run", "--disable-dev-shm-usage"]
 # Chromium keeps a profile, caches and dconf's settings under the home directory: give it one
@@ -108,9 +108,26 @@ def expiring_soon(report, host):
 WORST_FIRST = ["non_compliant", "unreachable", "pending_restart", "compliant_with_exceptions", "compliant"]
 
 
-def test_hosts_are_worst_first(report_dir):
-    ranks = [WORST_FIRST.index(h["state"]) for h in load(report_dir)["hosts"]]
-    assert ranks == sorted(ranks)
+def rank_of(report, host):
+    """The rank of risk the report's rule gives, from the host entry itself."""
+    if host["unverified"]:
+        return 1
+    if host["would_break"]:
+        return 2
+    return 3 if expiring_soon(report, host) else 4
+
+
+def test_hosts_are_ranked_by_risk_then_by_state(report_dir):
+    report = load(report_dir)
+    for host in report["hosts"]:
+        assert host["risk"]["rank"] == rank_of(report, host), host["host"]
+    order = [(h["risk"]["rank"], WORST_FIRST.index(h["state"])) for h in report["hosts"]]
+    assert order == sorted(order)
+
+
+def test_some_report_has_every_rank_of_risk():
+    """The generated fleet has hosts of every rank: the ranking is not checked on one rank only."""
+    assert set(h["risk"]["rank"] for rep in map(load, report_dirs()) for h in rep["hosts"]) == {1, 2, 3, 4}
 
 
 class HostTable(html.parser.HTMLParser):
@@ -185,13 +202,16 @@ def words(report):
 
 
 def searched(word):
+    """The hosts whose name, or the text of whose "Why" cell (risk and reasons), has ``word``."""
     word = word.lower()
-    return lambda h: word in h["host"].lower() or any(word in r.lower() for r in h["reasons"])
+    return lambda h: word in h["host"].lower() or any(word in r.lower() for r in h["reasons"]) or (
+        h["risk"]["rank"] < 4 and word in h["risk"]["why"].lower())
 
 
 def filters(report):
     """fragment -> the hosts of report.json the table must show when opened with it."""
-    wanted = {"": lambda h: True, "#state=expiring": lambda h: h["counts"]["expiring"] > 0}
+    wanted = {"": lambda h: True, "#state=expiring": lambda h: h["counts"]["expiring"] > 0,
+              "#state=unverified": lambda h: h["risk"]["rank"] == 1, "#state=would_break": lambda h: bool(h["would_break"])}
     for state in ("non_compliant", "pending_restart", "unreachable"):
         wanted["#state=" + state] = lambda h, state=state: h["state"] == state
     for word in words(report):
@@ -235,11 +255,14 @@ def test_large_sections_start_collapsed(report_dir, probed):
 def test_browser_sorts_the_host_table(report_dir):
     """The table's own script sorts it (report.html#sort=N opens it sorted by column N)."""
     report = load(report_dir)
-    ranks = [report["states"].index(state) for host, state, cells in rendered_rows(report_dir, "#sort=1")]
+    ranks = [report["states"].index(state) for host, state, cells in rendered_rows(report_dir, "#sort=2")]
     assert ranks == sorted(ranks)
+    by_host = dict((h["host"], h["risk"]["rank"]) for h in report["hosts"])
+    risks = [by_host[host] for host, state, cells in rendered_rows(report_dir, "#sort=1-desc")]
+    assert risks == sorted(risks, reverse=True)
     hosts = [host for host, state, cells in rendered_rows(report_dir, "#sort=0-desc")]
     assert hosts == sorted((h["host"] for h in report["hosts"]), key=str.lower, reverse=True)
-    counts = [int(cells[4]) for host, state, cells in rendered_rows(report_dir, "#sort=4-desc")]
+    counts = [int(cells[5]) for host, state, cells in rendered_rows(report_dir, "#sort=5-desc")]
     assert counts == sorted(counts, reverse=True)
     assert sorted(counts) == sorted(h["counts"]["exceptions"] for h in report["hosts"])
 
@@ -392,8 +415,8 @@ def merged_and_slices():
 
 
 def comparable(entry):
-    """A host entry without what a merge counts again (days left, expiring) or adds (source)."""
-    entry = dict((k, v) for k, v in entry.items() if k not in ("source", "audited", "counts"))
+    """A host entry without what a merge counts again (days left, expiring, risk) or adds (source)."""
+    entry = dict((k, v) for k, v in entry.items() if k not in ("source", "audited", "counts", "risk"))
     for key in ("exceptions", "expired", "ineffective"):
         entry[key] = [dict((k, v) for k, v in row.items() if k != "days_left") for row in entry[key]]
     return entry
@@ -442,7 +465,8 @@ def test_never_deployed_and_hand_made_overrides_are_listed(report_dir):
     for host, r in never:
         assert any(row.startswith("%s %s %s" % (host, r["unit"], r["expires"])) and r["reason"] in row
                    and "no drop-in on the host" in row for row in rows), (host, r["unit"])
-    foreign = [(h["host"], r) for h in report["hosts"] for r in h["exceptions"] if r.get("foreign")]
+    # the section of exceptions in effect: an expired one is in the section above
+    foreign = [(h["host"], r) for h in report["hosts"] for r in h["exceptions"] if r.get("foreign") and not r["expired"]]
     rows = table_rows(report_dir, "exceptions")
     for host, r in foreign:
         assert any(row.startswith("%s %s" % (host, r["unit"])) and "pep493.https" in row

@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) pep493.https contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The fleet report's "would break" section, rendered from the facts the forecast leaves."""
+"""The fleet report's "would break" section, rendered from a report of the facts the forecast leaves."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -9,15 +9,17 @@ __metaclass__ = type
 
 import os
 
-import jinja2
-
-TEMPLATES = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'playbooks', 'templates')
+from ansible_collections.pep493.https.plugins.plugin_utils import fleet_report
+from ansible_collections.pep493.https.tests.unit import report_page
+from ansible_collections.pep493.https.tests.unit.plugins.policy_data import info, status
 
 
 def render(hostvars):
-    environment = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=False)
-    return environment.get_template('sections/would_break.html.j2').render(
-        ansible_play_hosts_all=sorted(hostvars), hostvars=hostvars)
+    """The section, rendered from the report of hosts with these variables (each a compliant audit)."""
+    hostvars = dict((host, dict(found, inventory_hostname=host, pep493_https_status=status(info(), 'compliant')))
+                    for host, found in hostvars.items())
+    report = fleet_report.fleet_report(sorted(hostvars), hostvars, '2026-06-15T00:00:00Z')
+    return report_page.render(report, 'sections/would_break.html.j2')
 
 
 BREAK = dict(service='legacy.service', endpoint='10.0.0.7:636', result='untrusted',
@@ -53,5 +55,5 @@ def test_no_forecast_no_section():
 
 
 def test_the_fleet_report_includes_the_section_once():
-    with open(os.path.join(TEMPLATES, 'report.html.j2')) as handle:
+    with open(os.path.join(report_page.TEMPLATES, 'report.html.j2')) as handle:
         assert handle.read().count("{% include 'sections/would_break.html.j2' %}") == 1

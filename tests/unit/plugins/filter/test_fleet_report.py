@@ -18,7 +18,8 @@ from ansible_collections.pep493.https.plugins.filter import compliance as compli
 from ansible_collections.pep493.https.plugins.filter import fleet_report as report_filters
 from ansible_collections.pep493.https.plugins.module_utils._syntax import dates
 from ansible_collections.pep493.https.plugins.plugin_utils import fleet_report as report_rules
-from ansible_collections.pep493.https.tests.unit.plugins.policy_data import TODAY, info, slice_report, status, svc, with_exceptions
+from ansible_collections.pep493.https.tests.unit.plugins.policy_data import (TODAY, exc, info, slice_report, status, svc,
+                                                                            with_exceptions)
 
 
 def test_unreachable_host_in_the_report():
@@ -141,7 +142,7 @@ def test_fleet_report_refuses_a_bad_generated_time():
         report_filters.fleet_report(['a'], {}, 'yesterday')
 
 
-def test_fleet_report_sorts_hosts_worst_first():
+def test_fleet_report_sorts_hosts_without_risk_by_state_then_name():
     audits = {
         'web-10': status(info(), 'compliant'),
         'web-2': status(info(), 'compliant'),
@@ -151,7 +152,17 @@ def test_fleet_report_sorts_hosts_worst_first():
         'app-9': status(info(verify='disable'), 'non_compliant'),
     }
     report = report_filters.fleet_report(sorted(audits) + ['gone'], audits, TODAY + 'T00:00:00Z')
-    assert [h['host'] for h in report['hosts']] == ['app-9', 'gone', 'app-1', 'db-2', 'db-1', 'web-2', 'web-10']
+    # db-2's exception ends within the warning window: it ranks first; the others by state, then name
+    assert [h['host'] for h in report['hosts']] == ['db-2', 'app-9', 'gone', 'app-1', 'db-1', 'web-2', 'web-10']
+    report = report_filters.fleet_report(sorted(audits) + ['gone'], audits, TODAY + 'T00:00:00Z', 4)
+    assert [h['host'] for h in report['hosts']] == ['app-9', 'gone', 'app-1', 'db-1', 'db-2', 'web-2', 'web-10']
+    audits['db-1'] = with_exceptions('2026-06-18')
+    report = report_filters.fleet_report(sorted(audits) + ['gone'], audits, TODAY + 'T00:00:00Z')
+    # expiring soon: the exception that ends soonest first
+    assert [h['host'] for h in report['hosts']][:2] == ['db-1', 'db-2']
+    audits['db-1'] = with_exceptions('2026-06-25')
+    report = report_filters.fleet_report(sorted(audits) + ['gone'], audits, TODAY + 'T00:00:00Z')
+    assert [h['host'] for h in report['hosts']][:2] == ['db-2', 'db-1']
 
 
 def test_merge_newest_result_per_host_wins_and_sources_are_listed():
@@ -234,3 +245,95 @@ def test_fleet_report_shows_a_hand_made_drop_in_from_a_real_audit_record(tmp_pat
     report = report_filters.fleet_report(['a'], {'a': status(info(services=services), 'compliant_with_exceptions')})
     row = report['hosts'][0]['exceptions'][0]
     assert (row['unit'], row['managed'], row['foreign']) == ('legacy.service', True, [etc + '/legacy.service.d/override.conf'])
+
+
+def running(unit, value='0', pid=4242, **kw):
+    """A service record whose main process runs with ``value``."""
+    return svc(unit, main_pid=pid, running_value=value, **kw)
+
+
+def python(version, verifies):
+    return dict(path='/usr/bin/python%s' % version[:3], version=version, verifies_by_default=verifies,
+                reads_config=None, honours_env=version.startswith('2'))
+
+
+def audited(state, services=(), interpreters=None, host_default=True, verify='enable', global_=None, allowed=None,
+            config=None):
+    """An audit; ``interpreters`` None: not probed (under root)."""
+    audit = status(info(verify=verify, services=services, host_default=host_default, global_=global_), state)
+    audit['info']['interpreters'] = list(interpreters or [])
+    audit['info']['summary']['python2_interpreters'] = (
+        None if interpreters is None else len([i for i in interpreters if i['version'][0] == '2']))
+    if config:
+        audit['info']['config'].update(config)
+    if state == 'non_compliant':
+        audit['compliance'].update(compliant=False, reasons=['the audit says why'])
+    if allowed is not None:
+        audit['policy']['exceptions'] = allowed
+    return audit
+
+
+BREAK = dict(service='legacy.service', endpoint='10.0.4.7:636', result='untrusted', issuer='commonName=Corp CA',
+             error='x', advice='trust its CA or this certificate')
+
+
+def test_hosts_rank_by_risk_then_by_state_and_name():
+    """First the hosts where a running Python 2 does not verify; then those where the forecast
+    predicts a break; then those with an exception ending within the warning window; then the
+    rest, by state, then name. A host without Python 2 whose cfg file is missing is not at risk."""
+    legacy = exc('legacy.service', expires='2026-06-20')
+    audits = {
+        'py2-off': audited('non_compliant', interpreters=[python('2.7.5', False)], host_default=False),
+        'host-wide': audited('non_compliant', host_default=None, global_=[dict(
+            source='etc_environment', path='/etc/environment', line=3, action='set', value='0', disables=True)]),
+        'svc-off': audited('non_compliant', services=[running('rogue.service', managed=False, source='/x.conf')],
+                           interpreters=[python('2.7.18', True)]),
+        'svc-expired': audited('non_compliant', interpreters=[python('2.7.18', True)], allowed=[],
+                               services=[running('old.service', expires='2026-06-01', expired=True)]),
+        'svc-exempt': audited('compliant_with_exceptions', interpreters=[python('2.7.18', True)], allowed=[legacy],
+                              services=[running('legacy.service', expires='2026-06-20')]),
+        'svc-py3': audited('compliant', interpreters=[python('3.9.2', True)],
+                           services=[running('tool.service', managed=False, effective=False)]),
+        'no-py2-no-cfg': audited('non_compliant', interpreters=[python('3.11.2', True)], host_default=None,
+                                 config=dict(exists=False, verify='missing')),
+        'breaks': audited('compliant', interpreters=[python('2.7.18', True)]),
+        'fine': audited('compliant', interpreters=[python('2.7.18', True)]),
+    }
+    forecasts = {'breaks': dict(breaks=[BREAK], granted=[]), 'fine': dict(breaks=[], granted=[])}
+    report = report_filters.fleet_report(sorted(audits) + ['gone'], audits, TODAY + 'T00:00:00Z', 30, forecasts)
+    order = [(h['host'], h['risk']['rank']) for h in report['hosts']]
+    assert order == [('host-wide', 1), ('py2-off', 1), ('svc-expired', 1), ('svc-off', 1), ('breaks', 2),
+                     ('svc-exempt', 3), ('no-py2-no-cfg', 4), ('gone', 4), ('fine', 4), ('svc-py3', 4)]
+    why = dict((h['host'], h['risk']['why']) for h in report['hosts'])
+    assert why['py2-off'] == '/usr/bin/python2.7 (Python 2.7.5) does not verify HTTPS certificates by default'
+    assert why['host-wide'] == 'PYTHONHTTPSVERIFY=0 is set host-wide in /etc/environment'
+    assert why['svc-off'] == 'rogue.service runs Python 2 with PYTHONHTTPSVERIFY=0 (process 4242) and no exception'
+    assert why['svc-expired'] == ('old.service runs Python 2 with PYTHONHTTPSVERIFY=0 (process 4242) and its exception '
+                                  'expired on 2026-06-01')
+    assert why['breaks'] == ('1 service would break once it verifies: legacy.service on 10.0.4.7:636 (untrusted, '
+                             'issuer commonName=Corp CA)')
+    assert why['svc-exempt'] == "legacy.service's exception ends in 5 days (2026-06-20)"
+    assert why['no-py2-no-cfg'] == 'Not compliant: the audit says why'
+    assert why['fine'] == 'Compliant'
+    assert why['gone'] == 'No audit result (the host was unreachable or the audit did not run on it)'
+    assert all('\n' not in text for text in why.values())
+    hosts = dict((h['host'], h) for h in report['hosts'])
+    assert hosts['breaks']['would_break'] == [dict(service='legacy.service', endpoint='10.0.4.7:636', result='untrusted',
+                                                   issuer='commonName=Corp CA', advice=BREAK['advice'], until=None)]
+    assert hosts['fine']['would_break'] == [] and hosts['svc-off']['would_break'] is None
+
+
+def test_the_forecast_comes_from_hostvars_too():
+    hostvars = {'a': {'inventory_hostname': 'a', 'pep493_https_status': status(info(), 'compliant'),
+                      'pep493_https_forecast_result': dict(breaks=[BREAK], granted=[dict(
+                          name='legacy.service', verify=False, reason='forecast: ...', expires='2026-07-01')])}}
+    entry = report_filters.fleet_report(['a'], hostvars, TODAY + 'T00:00:00Z')['hosts'][0]
+    assert entry['risk']['rank'] == 2 and entry['would_break'][0]['until'] == '2026-07-01'
+
+
+def test_a_merge_ranks_again_from_the_day_of_the_merge():
+    audits = {'a': with_exceptions('2026-08-01'), 'b': status(info(), 'compliant')}
+    early = report_filters.fleet_report(['a', 'b'], audits, TODAY + 'T00:00:00Z')
+    assert dict((h['host'], h['risk']['rank']) for h in early['hosts']) == dict(a=4, b=4)
+    merged = report_filters.fleet_report_merge([early], ['r.json'], '2026-07-10T00:00:00Z')
+    assert [(h['host'], h['risk']['rank']) for h in merged['hosts']] == [('a', 3), ('b', 4)]
