@@ -193,6 +193,7 @@ def rendered_rows(report_dir, fragment):
 
 
 PAGE = 500  # rows the host table lays out before "Show all"
+NARROW = 390  # a phone's width, in CSS pixels
 
 
 def words(report):
@@ -267,7 +268,7 @@ def test_browser_sorts_the_host_table(report_dir):
     assert sorted(counts) == sorted(h["counts"]["exceptions"] for h in report["hosts"])
 
 
-@pytest.mark.parametrize("name,width", [("report.png", 1280), ("report-400px.png", 400)])
+@pytest.mark.parametrize("name,width", [("report.png", 1280), ("report-390px.png", 390)])
 def test_browser_screenshot(report_dir, name, width):
     shot = os.path.join(report_dir, name)
     if os.path.exists(shot):
@@ -282,7 +283,7 @@ def test_browser_screenshot(report_dir, name, width):
 
 
 def probe(report_dir, fragment=""):
-    """What Chromium lays out at 400 px and at 1280 px (tests/report/probe.html), and the host
+    """What Chromium lays out at 390 px (a phone) and at 1280 px (tests/report/probe.html), and the host
     table with each filter of filters(report)."""
     with open(PROBE) as handle:
         page = handle.read().replace("{fragment}", html.escape(fragment, quote=True))
@@ -354,7 +355,7 @@ def test_the_two_greens_look_different(report_dir, probed):
 @pytest.mark.parametrize("width", ["narrow", "wide"])
 def test_no_sideways_scroll_and_readable_host_names(report_dir, probed, width):
     seen = probed(report_dir)[width]
-    assert seen["width"] == (400 if width == "narrow" else 1280)
+    assert seen["width"] == (NARROW if width == "narrow" else 1280)
     assert seen["scrollWidth"] <= seen["clientWidth"], "the page scrolls sideways at %d px" % seen["width"]
     assert seen["hostCells"], "no host row laid out"
     for cell in seen["hostCells"]:
@@ -363,6 +364,26 @@ def test_no_sideways_scroll_and_readable_host_names(report_dir, probed, width):
         assert cell["width"] >= 120, cell
     if width == "narrow":
         assert seen["theadHeight"] == 0, "column headers shown above a card layout"
+
+
+@pytest.mark.parametrize("width", ["narrow", "wide"])
+def test_every_table_scrolls_in_its_own_box_and_every_value_is_whole(report_dir, probed, width):
+    """With every section open (a long one starts collapsed): no table makes the page scroll
+    sideways, each sits in a box that scrolls, and no value (platform_default, a result, a state,
+    a rank of risk) is broken across lines or spills out of its cell."""
+    seen = probed(report_dir)[width]["opened"]
+    assert seen["scrollWidth"] <= seen["clientWidth"], "a table makes the page scroll sideways"
+    unboxed = [table["section"] for table in seen["tables"] if not table["scrolls"]]
+    assert not unboxed, "tables without a scrolling box: %s" % unboxed
+    assert seen["values"]["count"] > 0
+    assert seen["values"]["bad"] == []
+
+
+def test_some_report_shows_platform_default_and_would_break_rows():
+    """The generated fleet has both: the check above does not pass on their absence."""
+    reports = [load(d) for d in report_dirs()]
+    assert any(h["verify"] == "platform_default" for rep in reports for h in rep["hosts"])
+    assert any(h["would_break"] for rep in reports for h in rep["hosts"])
 
 
 def long_reasons(report):

@@ -35,9 +35,9 @@ def test_one_row_per_break_with_host_service_endpoint_result_issuer_and_advice()
         'db1': dict(pep493_https_forecast_result=dict(breaks=[], granted=[])),
     })
     assert 'Would break once verification is on (2)' in html
-    assert 'From the forecast of 3 host(s)' in html
+    assert 'from the forecast of 3 host(s)' in html
     assert html.count('<tr><td') == 2
-    assert '<td class="mono nowrap">web1</td><td class="mono">legacy.service</td>' in html
+    assert '<td class="mono value">web1</td><td class="mono value">legacy.service</td>' in html
     assert 'commonName=&lt;Corp&gt; CA' in html          # escaped
     assert 'host-wide script' in html and 'renew the certificate' in html
 
@@ -46,7 +46,7 @@ def test_an_automatic_exception_is_shown_with_its_date():
     html = render({'web1': dict(pep493_https_forecast_result=dict(
         breaks=[BREAK], granted=[dict(name='legacy.service', verify=False, reason='forecast: ...',
                                       expires='2026-07-01')]))})
-    assert 'or keep its automatic exception until 2026-07-01' in html
+    assert 'or keep its automatic exception until <span class="value">2026-07-01</span>' in html
 
 
 def test_no_forecast_no_section():
