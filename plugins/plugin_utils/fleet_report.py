@@ -16,7 +16,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import json
+import datetime
 import re
 from collections.abc import Mapping
 
@@ -24,6 +24,7 @@ from ansible_collections.pep493.https.plugins.module_utils._host import global_s
 from ansible_collections.pep493.https.plugins.module_utils._syntax import dates
 from ansible_collections.pep493.https.plugins.module_utils._syntax import unit_names
 from ansible_collections.pep493.https.plugins.plugin_utils import compliance as rules
+from ansible_collections.pep493.https.plugins.plugin_utils import report_source
 from ansible_collections.pep493.https.plugins.plugin_utils.policy_plan import PolicyError, as_date
 
 STATES = rules.STATES
@@ -47,9 +48,6 @@ WHY_LIMIT = 200
 
 
 EXPIRY_WARNING_DAYS = 30
-
-
-_GENERATED = re.compile(r'^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$')
 
 
 def _service_name(service):
@@ -260,6 +258,10 @@ def _by_risk(entry, warning_days):
             _natural(entry['host']))
 
 
+def _utc_now():
+    return datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None, microsecond=0)
+
+
 def _report_day(generated):
     """The UTC date the report is made on: the date of ``generated``, or today."""
     if generated:
@@ -323,61 +325,46 @@ def _report(entries, generated, warning_days, sources=None):
 
 
 def _merged_entry(entry, source, audited, day, warning_days):
-    """A host entry of an earlier report, with days left counted again from ``day``."""
+    """A host entry of an earlier report (its fields checked by report_source), with days left,
+    counts and risk counted again from ``day``."""
     entry = dict(entry, source=source, audited=audited)
     for key in ('exceptions', 'expired', 'ineffective'):
-        entry[key] = [dict(row, days_left=_days_left(row.get('expires'), day)) for row in entry.get(key) or []]
-    entry['counts'] = dict(entry.get('counts') or {}, exceptions=len(entry['exceptions']),
-                           expired=len(entry['expired']), ineffective=len(entry['ineffective']),
-                           pending_restart=len(entry.get('pending_restart') or []),
+        entry[key] = [dict(row, days_left=_days_left(row.get('expires'), day)) for row in entry[key]]
+    entry['counts'] = dict(exceptions=len(entry['exceptions']), expired=len(entry['expired']),
+                           ineffective=len(entry['ineffective']), pending_restart=len(entry['pending_restart']),
                            expiring=len([r for r in entry['exceptions'] if _expiring(r, warning_days)]))
     if 'unverified' not in entry:
         # a report before schema 3 kept no running values: only the host default tells
         entry['unverified'] = (['a Python 2 program on this host does not verify HTTPS certificates by default']
-                               if entry.get('host_default') is False else [])
+                               if entry['host_default'] is False else [])
     entry.setdefault('would_break', None)
     entry['risk'] = risk(entry, warning_days)
     return entry
-
-
-def _checked_report(report, source):
-    where = 'report %s' % source
-    if isinstance(report, (bytes, str)):
-        try:
-            report = json.loads(report)
-        except ValueError as exc:
-            raise ReportError('%s is not JSON: %s' % (where, exc))
-    if not isinstance(report, Mapping):
-        raise ReportError('%s is not a fleet report (a JSON object with hosts), it is a %s'
-                          % (where, type(report).__name__))
-    if report.get('schema_version') not in (1, 2, REPORT_SCHEMA_VERSION):
-        raise ReportError('%s has schema_version %r; this collection reads 1 to %d'
-                          % (where, report.get('schema_version'), REPORT_SCHEMA_VERSION))
-    generated = report.get('generated')
-    if not isinstance(generated, str) or not _GENERATED.match(generated):
-        raise ReportError('%s has no time it was made as YYYY-MM-DDTHH:MM:SSZ (generated: %r)'
-                          % (where, generated))
-    hosts = report.get('hosts')
-    if not isinstance(hosts, list) or not all(isinstance(h, Mapping) and h.get('host') and h.get('state') in STATES
-                                              for h in hosts):
-        raise ReportError('%s: hosts is not a list of host entries (host, state, ...)' % where)
-    return generated, hosts
 
 
 def fleet_report_merge(reports, sources=None, generated=None, warning_days=EXPIRY_WARNING_DAYS):
     """One report from several ``report.json`` (job slices, controllers, days): for each host the
     entry of the newest report that has an audit result for it (one without a result only when no
     report has one), with days left counted again as of ``generated``; the sources listed."""
-    day = _report_day(generated)
+    try:
+        merged_at = report_source.utc_time(generated) if generated is not None else _utc_now()
+    except report_source.SourceError as exc:
+        raise ReportError(str(exc))
+    day = merged_at.date()
     warning_days = _warning_days(warning_days)
     if not isinstance(reports, list) or not reports:
         raise ReportError('no report to merge: give the report.json files to merge')
     sources = list(sources) if sources is not None else ['report %d' % (n + 1) for n in range(len(reports))]
     if len(sources) != len(reports):
         raise ReportError('%d reports but %d source names' % (len(reports), len(sources)))
+    checked = []
+    for report, source in zip(reports, sources):
+        try:
+            checked.append(report_source.checked(report, str(source), merged_at))
+        except report_source.SourceError as exc:
+            raise ReportError('%s. Nothing was merged, no report was written.' % exc)
     chosen, listed = {}, []
-    for order, (report, source) in enumerate(zip(reports, sources)):
-        made, hosts = _checked_report(report, source)
+    for order, ((made, hosts), source) in enumerate(zip(checked, sources)):
         listed.append(dict(source=str(source), generated=made, host_count=len(hosts), hosts_used=0))
         for entry in hosts:
             # newest first; an audit result before "no result"; the later source on a tie

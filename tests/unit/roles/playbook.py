@@ -37,11 +37,17 @@ def run(tmp_path, play, *options):
     together in ``stdout``)."""
     playbook = tmp_path / 'play.yml'
     playbook.write_text(yaml.safe_dump([play], sort_keys=False))
+    return run_playbook(tmp_path, str(playbook), *options)
+
+
+def run_playbook(tmp_path, playbook, *options):
+    """Run ``playbook`` (a path, or a playbook of a collection by name: ``pep493.https.report``)
+    on localhost from ``tmp_path``; returns the process (stdout and stderr together in ``stdout``)."""
     env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=COLLECTIONS_ROOT, ANSIBLE_HOME=str(tmp_path / 'ansible-home'),
                ANSIBLE_NOCOLOR='1', ANSIBLE_DEPRECATION_WARNINGS='0', ANSIBLE_LOCALHOST_WARNING='0',
-               ANSIBLE_INVENTORY_UNPARSED_WARNING='0')
+               ANSIBLE_INVENTORY_UNPARSED_WARNING='0', PWD=str(tmp_path))
     extra = ['-e', 'ansible_python_interpreter=%s' % sys.executable,
              '-e', 'ansible_remote_tmp=%s' % (tmp_path / 'remote-tmp')]
     return subprocess.run([sys.executable, '-m', 'ansible.cli.playbook', '-i', 'localhost,'] + extra
-                          + list(options) + [str(playbook)], cwd=str(tmp_path), env=env, stdout=subprocess.PIPE,
+                          + list(options) + [playbook], cwd=str(tmp_path), env=env, stdout=subprocess.PIPE,
                           stderr=subprocess.STDOUT, universal_newlines=True, timeout=300, check=False)

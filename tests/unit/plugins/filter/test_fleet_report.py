@@ -209,11 +209,13 @@ def test_merge_reads_schema_1_reports():
 
 
 @pytest.mark.parametrize('bad,message', [
-    ('{"hosts": ', 'report bad.json is not JSON'),
-    ('[1, 2]', 'report bad.json is not a fleet report'),
-    (dict(schema_version=9, generated='2026-06-10T08:00:00Z', hosts=[]), 'schema_version 9'),
-    (dict(schema_version=2, generated='yesterday', hosts=[]), 'generated'),
-    (dict(schema_version=2, generated='2026-06-10T08:00:00Z', hosts=[dict(host='a')]), 'hosts is not a list'),
+    ('{"hosts": ', 'bad.json: not JSON: '),
+    ('[1, 2]', r'bad.json is a list, not a fleet report \(a JSON object with hosts\)'),
+    (dict(schema_version=9, generated='2026-06-10T08:00:00Z', hosts=[]), 'bad.json: schema_version is 9; this collection'),
+    (dict(schema_version=True, generated='2026-06-10T08:00:00Z', hosts=[]), 'bad.json: schema_version is True'),
+    (dict(schema_version=2, generated='yesterday', hosts=[]), "bad.json: generated is 'yesterday', not a time"),
+    (dict(schema_version=2, generated='2026-06-10T08:00:00Z', hosts=[dict(host='a')]),
+     r'bad.json: hosts\[0\] \(a\) has no state. Nothing was merged, no report was written.'),
 ])
 def test_merge_refuses_what_is_not_a_report_and_names_it(bad, message):
     good = slice_report('2026-06-10T08:00:00Z', a='compliant')
@@ -337,3 +339,61 @@ def test_a_merge_ranks_again_from_the_day_of_the_merge():
     assert dict((h['host'], h['risk']['rank']) for h in early['hosts']) == dict(a=4, b=4)
     merged = report_filters.fleet_report_merge([early], ['r.json'], '2026-07-10T00:00:00Z')
     assert [(h['host'], h['risk']['rank']) for h in merged['hosts']] == [('a', 3), ('b', 4)]
+
+
+def three_hosts(generated='2026-06-10T08:00:00Z'):
+    return slice_report(generated, **{'web-5': 'compliant', 'web-6': 'non_compliant', 'web-7': 'compliant'})
+
+
+def spoiled(change):
+    """A good report with ``change(report, hosts by name)`` applied."""
+    report = three_hosts()
+    change(report, dict((h['host'], h) for h in report['hosts']))
+    return report
+
+
+@pytest.mark.parametrize('change, field', [
+    (lambda r, h: h['web-7'].update(reasons=5), 'hosts[2] (web-7).reasons is a number, not a list of text'),
+    (lambda r, h: h['web-7'].update(reasons=['ok', ['x']]), 'hosts[2] (web-7).reasons[1] is a list, not text'),
+    (lambda r, h: h['web-6'].update(findings={}), 'hosts[0] (web-6).findings is a mapping, not a list of text'),
+    (lambda r, h: h['web-5'].pop('verify'), 'hosts[1] (web-5) has no verify'),
+    (lambda r, h: h['web-5'].update(verify='maybe'), "hosts[1] (web-5).verify is 'maybe', not one of enable, disable"),
+    (lambda r, h: h['web-5'].update(host=['web-5']), 'hosts[1].host is a list, not text'),
+    (lambda r, h: h['web-5'].update(state='fine'), "hosts[1] (web-5).state is 'fine', not one of compliant"),
+    (lambda r, h: h['web-5'].update(compliant='yes'), "hosts[1] (web-5).compliant is text, not true or false"),
+    (lambda r, h: h['web-5'].update(exceptions=[dict(unit='a.service')]), 'hosts[1] (web-5).exceptions[0] has no value'),
+    (lambda r, h: h['web-5'].update(exceptions=[svc('a.service', source=None, reason=None, expires='2026-02-30',
+                                                    days_left=1)]),
+     "hosts[1] (web-5).exceptions[0].expires is '2026-02-30', not a date as YYYY-MM-DD"),
+    (lambda r, h: h['web-5'].update(interpreters=[dict(path=3)]), 'hosts[1] (web-5).interpreters[0].path is a number'),
+    (lambda r, h: h['web-5'].update(pending_restart='a.service'), 'hosts[1] (web-5).pending_restart is text, not a list'),
+    (lambda r, h: h['web-5'].update(would_break=[dict(BREAK, until=None, endpoint=None)]),
+     'hosts[1] (web-5).would_break[0].endpoint is null, not text'),
+    (lambda r, h: h['web-5'].update(unverified='yes'), 'hosts[1] (web-5).unverified is text, not a list of text'),
+    (lambda r, h: r['hosts'].append(dict(r['hosts'][0])), 'hosts[3] (web-6) is listed twice (also hosts[0])'),
+    (lambda r, h: r['hosts'].append('web-9'), 'hosts[3] is text, not a host entry (a mapping)'),
+    (lambda r, h: r.update(hosts={}), 'hosts is a mapping, not a list of host entries'),
+    (lambda r, h: r.update(generated='2026-13-45T99:99:99Z'), "generated is '2026-13-45T99:99:99Z', not a time"),
+    (lambda r, h: r.update(generated='2026-06-20T00:00:01Z'), 'generated is 2026-06-20T00:00:01Z, later than this merge'),
+])
+def test_merge_refuses_a_source_naming_the_file_and_the_field(change, field):
+    good = three_hosts()
+    with pytest.raises(AnsibleFilterError) as info:
+        report_filters.fleet_report_merge([good, spoiled(change)], ['slice1/report.json', 'slice2/report.json'],
+                                          '2026-06-20T00:00:00Z')
+    message = str(info.value)
+    assert message.startswith('slice2/report.json: ' + field), message
+    for internal in ('unhashable', 'object has no attribute', 'not subscriptable', 'NoneType', 'Traceback'):
+        assert internal not in message
+
+
+def test_merge_refuses_a_merge_time_that_is_not_a_time():
+    with pytest.raises(AnsibleFilterError, match="generated: '2026-06-99T00:00:00Z' is not a time"):
+        report_filters.fleet_report_merge([three_hosts()], ['a.json'], '2026-06-99T00:00:00Z')
+
+
+def test_merge_keeps_only_the_fields_of_a_host_entry():
+    report = three_hosts()
+    report['hosts'][0]['note'] = 'added by hand'
+    merged = report_filters.fleet_report_merge([report], ['a.json'], '2026-06-20T00:00:00Z')
+    assert all('note' not in h for h in merged['hosts'])
