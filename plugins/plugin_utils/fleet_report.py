@@ -73,6 +73,7 @@ def _host_entry(host, audit, forecast, day, warning_days):
                      exceptions=[], expired=[], ineffective=[], pending_restart=[], findings=[],
                      counts=dict(exceptions=0, expired=0, expiring=0, pending_restart=0, ineffective=0),
                      unverified=[], would_break=_would_break(forecast))
+        entry.update(_audited(audit))
         entry['risk'] = risk(entry, warning_days)
         return entry
     info, verdict = audit['info'], audit.get('compliance') or {}
@@ -112,8 +113,18 @@ def _host_entry(host, audit, forecast, day, warning_days):
     entry['counts'] = dict(exceptions=len(entry['exceptions']), expired=len(entry['expired']),
                            expiring=len([r for r in entry['exceptions'] if _expiring(r, warning_days)]),
                            pending_restart=len(entry['pending_restart']), ineffective=len(entry['ineffective']))
+    entry.update(_audited(audit))
     entry['risk'] = risk(entry, warning_days)
     return entry
+
+
+def _audited(audit):
+    """``audited``: when the host's result was made, when the result says (a real UTC time)."""
+    when = audit.get('audited') if isinstance(audit, Mapping) else None
+    try:
+        return dict(audited=report_source.utc_time(when, 'audited').strftime(report_source.TIME_FORMAT))
+    except report_source.SourceError:
+        return {}
 
 
 def _unverified(info, policy):
@@ -283,12 +294,18 @@ def _warning_days(value):
     return days
 
 
-def fleet_report(hosts, audits, generated=None, warning_days=EXPIRY_WARNING_DAYS, forecasts=None):
+def fleet_report(hosts, audits, generated=None, warning_days=EXPIRY_WARNING_DAYS, forecasts=None, since=None):
     """The fleet report: ``hosts`` (inventory names), ``audits`` (host -> ``pep493_https_status``
     fact, or ``hostvars``) and ``forecasts`` (host -> ``pep493_https_forecast_result``; from
-    ``hostvars`` when not given), hosts ranked by risk; days left per exception as of ``generated``."""
+    ``hostvars`` when not given), hosts ranked by risk; days left per exception as of ``generated``.
+    With ``since`` (UTC text), a result made before it - one a fact cache kept from an earlier
+    run - is no result of this run."""
     day = _report_day(generated)
     warning_days = _warning_days(warning_days)
+    try:
+        since = report_source.utc_time(since, 'since') if since is not None else None
+    except report_source.SourceError as exc:
+        raise ReportError(str(exc))
     entries = []
     for host in hosts:
         try:
@@ -296,12 +313,45 @@ def fleet_report(hosts, audits, generated=None, warning_days=EXPIRY_WARNING_DAYS
         except (KeyError, TypeError):
             host_vars = None
         audit, forecast = host_vars, None
-        if hasattr(host_vars, 'get') and ('inventory_hostname' in host_vars or 'pep493_https_status' in host_vars):
-            audit, forecast = host_vars.get('pep493_https_status'), host_vars.get('pep493_https_forecast_result')
+        if hasattr(host_vars, 'get') and any(name in host_vars for name in HOSTVARS_KEYS):
+            audit, forecast = _fact(host_vars, 'pep493_https_status'), _fact(host_vars, 'pep493_https_forecast_result')
         if forecasts is not None:
             forecast = forecasts.get(host) if hasattr(forecasts, 'get') else None
+        if since is not None:
+            audit, forecast = _of_this_run(audit, 'audited', since), _of_this_run(forecast, 'forecasted', since)
         entries.append(_host_entry(str(host), audit, forecast, day, warning_days))
     return _report(entries, generated, warning_days)
+
+
+# what tells a host's variables (hostvars) from a pep493_https_status fact
+HOSTVARS_KEYS = ('inventory_hostname', 'ansible_facts', 'pep493_https_status')
+
+
+def _fact(host_vars, name):
+    """A fact of the host: the variable this play set, else as its facts hold it (what a fact cache
+    gives for a host this play did not run on)."""
+    if name in host_vars:
+        return host_vars.get(name)
+    facts = host_vars.get('ansible_facts')
+    return facts.get(name) if hasattr(facts, 'get') else None
+
+
+def _of_this_run(result, made, since):
+    """``result`` (an audit or a forecast) when it was made (its time ``made``) at ``since`` or
+    later; an older audit becomes no result of this run, an older forecast None."""
+    if not isinstance(result, Mapping):
+        return result
+    when = result.get(made)
+    try:
+        recent = isinstance(when, str) and report_source.utc_time(when, made) >= since
+    except report_source.SourceError:
+        recent = False
+    if recent:
+        return result
+    if made == 'forecasted':
+        return None
+    why = 'the last one is from %s' % when if isinstance(when, str) else 'an earlier one has no time'
+    return dict(compliance=dict(state='unreachable', reasons=['no audit result in this run (%s)' % why]))
 
 
 def _report(entries, generated, warning_days, sources=None):
@@ -376,3 +426,32 @@ def fleet_report_merge(reports, sources=None, generated=None, warning_days=EXPIR
         listed[order]['hosts_used'] += 1
         entries.append(_merged_entry(entry, listed[order]['source'], listed[order]['generated'], day, warning_days))
     return _report(entries, generated, warning_days, listed)
+
+
+# The keys of a job's artifacts (set_stats): one per host, so that job slices never overwrite each other's.
+AUDIT_ARTIFACT, FORECAST_ARTIFACT = 'pep493_https_audit_', 'pep493_https_forecast_'
+
+
+def artifact_key(prefix, host):
+    """``prefix`` and the host's name as a variable name, the only key set_stats takes: a letter or
+    digit stays, any other character becomes ``_XX_`` (its UTF-8 bytes in hex; ``_`` too), so two
+    hosts never share a key (``web-1.example.com``: ``web_2d_1_2e_example_2e_com``)."""
+    return prefix + ''.join(char if char.isascii() and char.isalnum() else
+                            ''.join('_%02x_' % byte for byte in char.encode('utf-8')) for char in host)
+
+
+def artifacts(report):
+    """The results of a fleet report as a job's artifacts: for each host, under its own key, its
+    state, first reason, risk and audit time, and - when it was forecast - its predicted breaks."""
+    found = {}
+    for entry in report['hosts']:
+        host = entry['host']
+        found[artifact_key(AUDIT_ARTIFACT, host)] = dict(
+            host=host, state=entry['state'], compliant=entry['compliant'],
+            reason=_one_line(entry['reasons'][0]) if entry['reasons'] else None, risk=entry['risk'],
+            audited=entry.get('audited'))
+        if entry['would_break'] is not None:
+            found[artifact_key(FORECAST_ARTIFACT, host)] = dict(
+                host=host, would_break=[dict(service=b['service'], endpoint=b['endpoint'], result=b['result'])
+                                        for b in entry['would_break']])
+    return found

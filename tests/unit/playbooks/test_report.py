@@ -13,7 +13,7 @@ import json
 import os
 
 from ansible_collections.pep493.https.tests.unit.plugins.policy_data import slice_report
-from ansible_collections.pep493.https.tests.unit.roles.playbook import run, run_playbook, tree_files
+from ansible_collections.pep493.https.tests.unit.roles.playbook import fact_cache, local_fleet, run, run_playbook, tree_files
 
 COLLECTION = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', '..'))
 OLD = {'report.json': b'{"the": "report of yesterday"}\n', 'report.html': b'<p>the report of yesterday</p>\n'}
@@ -71,3 +71,38 @@ def test_a_report_the_page_cannot_show_leaves_both_files_as_they_were(tmp_path):
     done = run(tmp_path, play)
     assert done.returncode != 0, done.stdout
     assert tree_files(folder) == OLD
+
+
+FLEET = {'web-1': '[https]\nverify=enable\n', 'web-2': '[https]\nverify=disable\n', 'db-1': None}
+
+
+def summary(report):
+    """What a report says of each host, in its order: host, state, reasons, rank of risk."""
+    return [(h['host'], h['state'], h['reasons'], h['risk']) for h in report['hosts']]
+
+
+def test_without_sources_the_report_is_built_from_the_fact_cache_of_the_inventory(tmp_path):
+    inventory = local_fleet(tmp_path, FLEET)
+    done = run_playbook(tmp_path, 'pep493.https.audit', '-e', 'pep493_https_report_dir=%s' % (tmp_path / 'audit'),
+                        inventory=inventory, **fact_cache(tmp_path))
+    assert done.returncode == 0, done.stdout
+    audited = json.loads((tmp_path / 'audit' / 'report.json').read_text())
+    # a later job on the same inventory and fact cache (AWX: the report job), on the controller only
+    done = run_playbook(tmp_path, 'pep493.https.report', '-e', 'pep493_https_report_dir=%s' % (tmp_path / 'fleet'),
+                        inventory=inventory, **fact_cache(tmp_path))
+    assert done.returncode == 0, done.stdout
+    assert '3 host(s) from the fact cache' in done.stdout, done.stdout
+    report = json.loads((tmp_path / 'fleet' / 'report.json').read_text())
+    assert summary(report) == summary(audited)
+    assert [h['audited'] for h in report['hosts']] == [h['audited'] for h in audited['hosts']]
+    assert 'sources' not in report and (tmp_path / 'fleet' / 'report.html').exists()
+
+
+def test_without_sources_nor_results_in_a_fact_cache_nothing_is_written(tmp_path):
+    inventory = local_fleet(tmp_path, FLEET)
+    done = run_playbook(tmp_path, 'pep493.https.report', '-e', 'pep493_https_report_dir=%s' % (tmp_path / 'fleet'),
+                        inventory=inventory, **fact_cache(tmp_path))
+    assert done.returncode != 0
+    assert ('No host of all has an audit result in the fact cache: enable fact caching for the audit and for this '
+            'playbook') in ' '.join(done.stdout.split()), done.stdout
+    assert not (tmp_path / 'fleet').exists()

@@ -397,3 +397,59 @@ def test_merge_keeps_only_the_fields_of_a_host_entry():
     report['hosts'][0]['note'] = 'added by hand'
     merged = report_filters.fleet_report_merge([report], ['a.json'], '2026-06-20T00:00:00Z')
     assert all('note' not in h for h in merged['hosts'])
+
+
+def test_the_report_reads_the_facts_a_fact_cache_gives_and_says_when_each_host_was_audited():
+    hostvars = {'a': {'inventory_hostname': 'a', 'ansible_facts': {
+        'pep493_https_status': dict(status(info(), 'compliant'), audited='2026-06-14T10:00:00Z'),
+        'pep493_https_forecast_result': dict(breaks=[BREAK], granted=[], forecasted='2026-06-14T09:59:00Z')}},
+        'b': {'inventory_hostname': 'b'}}
+    report = report_filters.fleet_report(['a', 'b'], hostvars, TODAY + 'T00:00:00Z')
+    hosts = dict((h['host'], h) for h in report['hosts'])
+    assert hosts['a']['state'] == 'compliant' and hosts['a']['audited'] == '2026-06-14T10:00:00Z'
+    assert hosts['a']['risk']['rank'] == 2
+    assert hosts['b']['state'] == 'unreachable' and 'audited' not in hosts['b']
+
+
+def test_results_older_than_the_run_are_not_taken_as_its_own():
+    """The audit playbook's report is of its run: a result a fact cache kept from an earlier run (a
+    host unreachable now) is no result of this run, and its forecast is left out too."""
+    hostvars = {
+        'now': {'inventory_hostname': 'now', 'pep493_https_status': dict(status(info(), 'compliant'),
+                                                                         audited='2026-06-15T08:00:05Z'),
+                'pep493_https_forecast_result': dict(breaks=[], forecasted='2026-06-15T08:00:01Z')},
+        'old': {'inventory_hostname': 'old', 'pep493_https_status': dict(status(info(), 'compliant'),
+                                                                         audited='2026-06-10T08:00:00Z'),
+                'pep493_https_forecast_result': dict(breaks=[BREAK], forecasted='2026-06-10T07:00:00Z')},
+        'timeless': {'inventory_hostname': 'timeless', 'pep493_https_status': status(info(), 'compliant')}}
+    report = report_filters.fleet_report(sorted(hostvars), hostvars, TODAY + 'T08:01:00Z', 30, None,
+                                         '2026-06-15T08:00:00Z')
+    hosts = dict((h['host'], h) for h in report['hosts'])
+    assert hosts['now']['state'] == 'compliant' and hosts['now']['would_break'] == []
+    assert hosts['old']['state'] == 'unreachable' and hosts['old']['would_break'] is None
+    assert hosts['old']['reasons'] == ['no audit result in this run (the last one is from 2026-06-10T08:00:00Z)']
+    assert hosts['timeless']['reasons'] == ['no audit result in this run (an earlier one has no time)']
+    with pytest.raises(AnsibleFilterError, match="since: 'today' is not a time"):
+        report_filters.fleet_report(['now'], hostvars, TODAY + 'T08:01:00Z', 30, None, 'today')
+
+
+@pytest.mark.parametrize('hosts', [['web-1', 'web_1', 'web.1', 'web_2d_1'], ['db-1.example.com', 'db-1_example.com'],
+                                   ['hôte-1', 'h_c3_b4_te-1']])
+def test_every_host_has_an_artifact_key_of_its_own_that_set_stats_takes(hosts):
+    keys = [report_rules.artifact_key('pep493_https_audit_', host) for host in hosts]
+    assert len(set(keys)) == len(keys), keys
+    assert all(key.isidentifier() and key.isascii() for key in keys), keys
+
+
+def test_the_artifacts_of_a_report_give_each_host_its_state_risk_and_breaks():
+    audits = {'a': status(info(), 'compliant'), 'b': status(info(verify='disable'), 'non_compliant')}
+    audits['b']['compliance']['reasons'] = ['cfg says disable\nsecond line']
+    report = report_filters.fleet_report(['a', 'b'], audits, TODAY + 'T00:00:00Z', 30, {'a': dict(breaks=[BREAK])})
+    found = report_filters.fleet_artifacts(report)
+    assert sorted(found) == ['pep493_https_audit_a', 'pep493_https_audit_b', 'pep493_https_forecast_a']
+    assert found['pep493_https_audit_b']['reason'] == 'cfg says disable'
+    assert found['pep493_https_audit_a']['risk']['rank'] == 2
+    assert found['pep493_https_forecast_a'] == dict(host='a', would_break=[dict(
+        service='legacy.service', endpoint='10.0.4.7:636', result='untrusted')])
+    with pytest.raises(AnsibleFilterError, match='fleet_artifacts expects a fleet report'):
+        report_filters.fleet_artifacts(dict(hosts=[dict(host='a')]))
