@@ -85,7 +85,7 @@ options:
         record of the file as it was (C(<path>.pep493-original), mode 0600; it also records that there was no
         file). O(state=restored) goes back through these.
       - Each backup also gets a line in the record of the backups, C(<path>.pep493-backups) (mode 0600,
-        appended to, never rewritten): its UTC time and its name, so that the order of the backups survives a
+        appended to, never rewritten) with its UTC time and its name, so that the order of the backups survives a
         change of the host's time zone. Like the backups, it is never written through a link - a symbolic
         link, a hard link or another kind of file at its place fails the change before the file is written
         (the backup just made is removed again).

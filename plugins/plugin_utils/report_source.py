@@ -92,9 +92,9 @@ def date_or_null(path, value):
 def one_of(*choices):
     def check(path, value):
         if value not in choices or isinstance(value, bool):
-            shown = [str(choice) if choice is not None else 'null' for choice in choices]
-            raise _Wrong(path, 'is %s, not one of %s' % (repr(value) if isinstance(value, str) else _kind(value),
-                                                        ', '.join(shown)))
+            shown = ', '.join(str(choice) if choice is not None else 'null' for choice in choices)
+            found = repr(value) if isinstance(value, str) else _kind(value)
+            raise _Wrong(path, 'is %s, not one of %s' % (found, shown))
     return check
 
 

@@ -18,8 +18,8 @@ from ansible_collections.pep493.https.plugins.filter import compliance as compli
 from ansible_collections.pep493.https.plugins.filter import fleet_report as report_filters
 from ansible_collections.pep493.https.plugins.module_utils._syntax import dates
 from ansible_collections.pep493.https.plugins.plugin_utils import fleet_report as report_rules
-from ansible_collections.pep493.https.tests.unit.plugins.policy_data import (TODAY, exc, info, slice_report, status, svc,
-                                                                            with_exceptions)
+from ansible_collections.pep493.https.tests.unit.plugins.policy_data import (
+    TODAY, exc, info, slice_report, status, svc, with_exceptions)
 
 
 def test_unreachable_host_in_the_report():
