@@ -86,10 +86,13 @@ def backups_path(dest):
 
 
 def _name_bytes(name):
+    """A file name as bytes, as the file system holds it."""
     if isinstance(name, bytes):
         return name
-    fsencode = getattr(os, 'fsencode', None)  # Python 3; Python 2's listdir gives bytes for a bytes folder
-    return fsencode(name) if fsencode else name.encode('utf-8')
+    try:
+        return os.fsencode(name)
+    except AttributeError:  # Python 2, a text name: its folder was given as text
+        return name.encode('utf-8')
 
 
 def utc_stamp(now=None):
