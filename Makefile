@@ -1,5 +1,5 @@
 # One command for everything: `make test` installs what is missing and runs every check.
-# Targets: deps venv collections lint import sanity units faults fuzz molecule report images bench demo
+# Targets: deps venv collections lint import sanity units awx faults fuzz molecule report images bench demo
 # A timing line per step ("== <step>: ok in 12.3s") shows where the time goes.
 SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c
@@ -19,6 +19,7 @@ UNITS_PYTHONS_LEGACY ?= 2.7 3.6
 
 VENV := $(ROOT)/.venv
 VENV_LEGACY := $(ROOT)/.venv-legacy
+VENV_AWX := $(ROOT)/.venv-awx
 PIP_FILTER := sed -u '/neither a file nor a directory/d'
 TIMED := $(ROOT)/tools/timed
 
@@ -26,19 +27,21 @@ TIMED := $(ROOT)/tools/timed
 # checkout, .cache/self, ...) is set in one place, tools/env, which every script sources.
 export PEP493_VENV := $(VENV)
 export PEP493_VENV_LEGACY := $(VENV_LEGACY)
+export PEP493_VENV_AWX := $(VENV_AWX)
 
 .PHONY: help test deps venv collections interpreters lint import sanity sanity-2.21 sanity-2.16 report \
-        units units-2.21 units-2.16 faults fuzz molecule images bench demo lock clean
+        units units-2.21 units-2.16 awx faults fuzz molecule images bench demo lock clean
 
 help:
 	@echo "make test         everything below, in order (installs what is missing)"
 	@echo "make deps         Debian packages: $(APT_PACKAGES)"
-	@echo "make venv         .venv (ansible-core 2.21, Python 3.12) and .venv-legacy (2.16, Python 3.11)"
+	@echo "make venv         .venv (ansible-core 2.21, Python 3.12), .venv-legacy (2.16, Python 3.11), .venv-awx (runner, builder)"
 	@echo "make collections  $(COLLECTIONS) into .collections"
 	@echo "make lint         antsibull-nox (ansible-lint, flake8, yamllint, docs-check, extra checks), shellcheck, changelog"
 	@echo "make import       build the tarball and run galaxy-importer on it (Galaxy's import checks)"
 	@echo "make sanity       ansible-test sanity with ansible-core 2.21 and 2.16"
 	@echo "make units        ansible-test units with 2.21 (Python 3.12, 3.13) and 2.16 (2.7, 3.6)"
+	@echo "make awx          the audit as AWX job slices through ansible-runner, the report job; ansible-builder introspect"
 	@echo "make faults       fault tests + short fuzz (tests/faults/run); make fuzz: the long fuzz profile"
 	@echo "make images       local container images (molecule/images/build); make molecule: molecule/run"
 	@echo "make report       the fleet report on the demo fleet, checked in headless Chromium"
@@ -49,7 +52,7 @@ help:
 # and the run fails if any did. Each check runs under tools/home-check, which fails it when it
 # wrote under the home directory's .ansible (the real home stays as it was).
 SETUP_STEPS := deps venv collections
-CHECK_STEPS := lint import sanity units faults molecule report
+CHECK_STEPS := lint import sanity units awx faults molecule report
 test:
 	@mkdir -p .cache; export TIMING_LOG=$(ROOT)/.cache/timing.log; : > $$TIMING_LOG; \
 	start=$$(date +%s); failed=""; \
@@ -67,13 +70,16 @@ deps:
 	@tools/deps $(APT_PACKAGES)
 
 # --- virtual environments (rebuilt only when a requirement file changes) ---------------
-venv: $(VENV)/.stamp $(VENV_LEGACY)/.stamp interpreters
+venv: $(VENV)/.stamp $(VENV_LEGACY)/.stamp $(VENV_AWX)/.stamp interpreters
 
 $(VENV)/.stamp: requirements.txt requirements/constraints.txt
 	@$(TIMED) venv-2.21 tools/make-venv $(VENV) 3.12 requirements.txt requirements/constraints.txt
 
 $(VENV_LEGACY)/.stamp: requirements-legacy.txt requirements/constraints-legacy.txt
 	@$(TIMED) venv-2.16 tools/make-venv $(VENV_LEGACY) 3.11 requirements-legacy.txt requirements/constraints-legacy.txt
+
+$(VENV_AWX)/.stamp: requirements/awx.txt requirements/constraints-awx.txt
+	@$(TIMED) venv-awx tools/make-venv $(VENV_AWX) 3.12 requirements/awx.txt requirements/constraints-awx.txt
 
 # real interpreters for ansible-test (pyenv shims fail under it), a Python 2.7 virtualenv,
 # and ansible-test's pip bootstrap scripts (its own download host is unreachable)
@@ -84,6 +90,7 @@ interpreters: $(VENV)/.stamp
 lock:
 	tools/make-venv --lock $(ROOT)/.cache/lock-venv 3.12 requirements.txt requirements/constraints.txt
 	tools/make-venv --lock $(ROOT)/.cache/lock-venv-legacy 3.11 requirements-legacy.txt requirements/constraints-legacy.txt
+	tools/make-venv --lock $(ROOT)/.cache/lock-venv-awx 3.12 requirements/awx.txt requirements/constraints-awx.txt
 	for f in requirements/nox/*.in; do tools/make-venv --lock $(ROOT)/.cache/lock-venv-nox 3.12 $$f $${f%.in}.txt; done
 
 # --- collections from the `ansible` wheel (no Galaxy) -----------------------------------
@@ -121,6 +128,10 @@ define run-script
 	@$(2) $(3)
 endef
 
+# AWX / Automation Platform without a controller: about a minute (tests/awx/run)
+awx: venv collections
+	$(call run-script,awx,tests/awx/run)
+
 faults: venv collections
 	$(call run-script,faults,tests/faults/run)
 fuzz: venv collections
@@ -137,4 +148,4 @@ demo: deps venv collections images
 	$(call run-script,demo,tools/demo)
 
 clean:
-	rm -rf .venv .venv-legacy .collections .cache .nox tests/output
+	rm -rf .venv .venv-legacy .venv-awx .collections .cache .nox tests/output

@@ -12,10 +12,14 @@ each only when the prediction shows it has something to change - audit the host
 
 Every step that stops the run raises StepFailed, naming the step; what the steps did so far is
 returned as the facts ``pep493_https_status``, ``pep493_https_applied`` and
-``pep493_https_forecast_result`` (also in the result of a failed run, for a ``rescue``).
+``pep493_https_forecast_result`` (also in the result of a failed run, for a ``rescue``). The verdict
+and the forecast are cacheable facts (a fact cache keeps them for later jobs: AWX / Automation
+Platform's report job); what the run applied is for this play only.
 """
 
 from __future__ import annotations
+
+import datetime
 
 from ansible.plugins.action import ActionBase
 from ansible_collections.pep493.https.plugins.plugin_utils import compliance
@@ -25,6 +29,8 @@ from ansible_collections.pep493.https.plugins.plugin_utils import predicted_brea
 
 COLLECTION = 'pep493.https.'
 WRITERS = ('cert_verification', 'service_verification')
+# the facts a fact cache keeps for later jobs; pep493_https_applied says what this run did, for its play only
+CACHEABLE_FACTS = ('pep493_https_status', 'pep493_https_forecast_result')
 # the tag of each part of the main entry point (ansible-playbook --tags)
 PART_TAGS = dict(file='pep493_https_file', services='pep493_https_services', audit='pep493_https_audit')
 
@@ -105,19 +111,25 @@ class ActionModule(ActionBase):
         return self._execute_module(module_name=COLLECTION + name, module_args=args, task_vars=task_vars)
 
     def _keep_facts(self, result, facts):
-        """The run's facts, kept as set_fact keeps its own (for this play, not in a fact cache); a
-        failed task sets no fact, so a failed run returns them for the role's rescue instead."""
+        """The run's facts: the verdict and the forecast as cacheable facts (as ``set_fact`` with
+        ``cacheable: true`` keeps its own: in the play, and in the fact cache when there is one),
+        what was applied for this play only. In the result too: a failed task sets no fact, so
+        a playbook's ``rescue`` reads them there."""
+        result.update(facts)
         if result.get('failed'):
-            result.update(facts)
             return
-        result['ansible_facts'] = facts
+        cacheable = dict((name, value) for name, value in facts.items() if name in CACHEABLE_FACTS)
         register = getattr(self, 'register_host_variables', None)
         if register is not None:    # ansible-core 2.19+
             from ansible._internal._task import VariableLayer
-            register({}, VariableLayer.CACHEABLE_FACT)
+            result['ansible_facts'] = facts
+            register(cacheable, VariableLayer.CACHEABLE_FACT)
             register(facts, VariableLayer.EPHEMERAL_FACT)
         else:
-            result['_ansible_facts_cacheable'] = False
+            # Before 2.19 every fact of an action other than set_fact goes to the fact cache (its
+            # _ansible_facts_cacheable flag counts for set_fact only): the role keeps
+            # pep493_https_applied from the result with set_fact.
+            result['ansible_facts'] = cacheable
 
 
 class PolicyRun(object):
@@ -355,13 +367,16 @@ class PolicyRun(object):
                     expired=plan['expired'])
 
     def facts(self):
+        """The facts of the run; the verdict and the forecast say when they were made (UTC), so
+        that a report from a fact cache can tell a result of this run from an older one."""
+        made = datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%dT%H:%M:%SZ')
         facts = {}
         if self.status is not None:
-            facts['pep493_https_status'] = self.status
+            facts['pep493_https_status'] = dict(self.status, audited=made)
         if self.applied is not None:
             facts['pep493_https_applied'] = self.applied
         if self.forecast_result is not None:
-            facts['pep493_https_forecast_result'] = self.forecast_result
+            facts['pep493_https_forecast_result'] = dict(self.forecast_result, forecasted=made)
         return facts
 
     def outcome(self):

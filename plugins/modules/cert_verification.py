@@ -54,7 +54,12 @@ options:
         C(platform_default). The file itself and all other content stay.
       - V(restored) puts the file back as it was before its last change - the newest backup (see
         O(backup)) that RHEL 7's Python can read, or no file at all when the record of the file before
-        its first change says there was none. A malformed backup would break C(import ssl), so it is
+        its first change says there was none. The newest is the last in UTC time by the record of the
+        backups (C(<path>.pep493-backups)), not by the local time in their names, which moves with the time
+        zone; backups that record does not list (made by an earlier version of the collection, which kept
+        none) come after those it lists, newest first by the time in their names. A record of the backups
+        that cannot be read (a link, not a regular file) fails the restore and changes nothing. A malformed
+        backup would break C(import ssl), so it is
         skipped (with a warning naming it) and the next older one is taken. The replaced file is kept
         beside it as C(<path>.<pid>.<date>.before-restore~), which is never restored itself, so a
         second restore changes nothing. A backup that says C(verify=disable) needs O(allow_disable=true).
@@ -75,9 +80,15 @@ options:
     default: true
   backup:
     description:
-      - Keep a timestamped copy of the previous file beside it when the file changes, and, at the
-        first change, a record of the file as it was (C(<path>.pep493-original), mode 0600; it also records
-        that there was no file). O(state=restored) goes back through these.
+      - Keep a timestamped copy of the previous file beside it when the file changes
+        (C(<path>.<pid>.<YYYY-mm-dd@HH:MM:SS>~), named by the host's local time), and, at the first change, a
+        record of the file as it was (C(<path>.pep493-original), mode 0600; it also records that there was no
+        file). O(state=restored) goes back through these.
+      - Each backup also gets a line in the record of the backups, C(<path>.pep493-backups) (mode 0600,
+        appended to, never rewritten) with its UTC time and its name, so that the order of the backups survives a
+        change of the host's time zone. Like the backups, it is never written through a link - a symbolic
+        link, a hard link or another kind of file at its place fails the change before the file is written
+        (the backup just made is removed again).
     type: bool
     default: false
   allow_disable:

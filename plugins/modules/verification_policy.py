@@ -193,15 +193,24 @@ failed_step:
   type: str
   sample: Refuse a policy that is not safe or not complete
 pep493_https_status:
-  description: The prediction, replaced by the audit after the change (also set as a fact).
+  description:
+    - The prediction, replaced by the audit after the change, with C(audited), when it was made (UTC).
+    - Also set as a cacheable fact, as C(ansible.builtin.set_fact) with C(cacheable=true) sets one - with a fact
+      cache it outlives the play (the C(pep493.https.report) playbook builds the fleet's report from it).
   returned: when the policy was planned
   type: dict
 pep493_https_applied:
-  description: What the writing modules did (also set as a fact); the batch summary reads it.
+  description:
+    - What the writing modules did; the batch summary reads it.
+    - Also set as a fact for this play only, never in a fact cache - on ansible-core 2.19 and later; before 2.19
+      every fact of an action is cached, so there it is in the result only and the C(pep493.https.policy) role
+      keeps it with C(ansible.builtin.set_fact).
   returned: with O(entry_point=main) and O(entry_point=rollback)
   type: dict
 pep493_https_forecast_result:
-  description: The predicted breaks, the exceptions granted and removed (also set as a fact).
+  description:
+    - The predicted breaks, the exceptions granted and removed, with C(forecasted), when it was made (UTC).
+    - Also set as a cacheable fact, like RV(pep493_https_status).
   returned: when the forecast ran
   type: dict
 '''

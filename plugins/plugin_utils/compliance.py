@@ -28,7 +28,7 @@ def _service_name(service):
     return unit_names.canonical(service.get('unit') or service.get('name') or '?')
 
 
-def _global_optouts(node, path=''):
+def global_optouts(node, path=''):
     """Where every host-wide PYTHONHTTPSVERIFY=0 of verification_info's ``global`` is set."""
     found = []
     if isinstance(node, dict):
@@ -38,10 +38,10 @@ def _global_optouts(node, path=''):
             found.append(str(node.get('path') or node.get('file') or node.get('source') or path or 'global'))
         for key, child in sorted(node.items()):
             if isinstance(child, (dict, list)):
-                found.extend(_global_optouts(child, key if not path else '%s.%s' % (path, key)))
+                found.extend(global_optouts(child, key if not path else '%s.%s' % (path, key)))
     elif isinstance(node, list):
         for child in node:
-            found.extend(_global_optouts(child, path))
+            found.extend(global_optouts(child, path))
     return found
 
 
@@ -71,7 +71,7 @@ def compliance(info, verify='enable', exceptions=None, exclusive=True, expired='
     allowed = dict((unit_names.canonical(e['name']), e) for e in (exceptions or []))
     reasons = _config_reasons(info['config'], verify)
     warnings = []
-    for where in _global_optouts(info.get('global') or {}):
+    for where in global_optouts(info.get('global') or {}):
         reasons.append('PYTHONHTTPSVERIFY=0 is set host-wide in %s: it turns verification off for every '
                        'Python 2 program that inherits it' % where)
     if verify == 'enable' and (info.get('summary') or {}).get('host_default') is False:

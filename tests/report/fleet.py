@@ -2,11 +2,13 @@
 
     python tests/report/fleet.py HOSTS TODAY OUT.json [--seed N] [--slice I/N] [--also FROM:TO]
 
-writes OUT.json: {"hosts": [names], "audits": {name: pep493_https_status}} for HOSTS hosts, the
-facts the policy role's audit entry point sets, as of TODAY (YYYY-MM-DD). The mix is fixed (a
-seeded generator): mostly compliant hosts; hosts with 5 or 50 exceptions, some ending within 30
-days and a few expired; pending restarts; a cfg that says disable; hosts without a result, some
-with a long multi-line SSH error. The names depend on HOSTS only; --seed gives the same hosts
+writes OUT.json: {"hosts": [names], "audits": {name: pep493_https_status}, "forecasts": {name:
+pep493_https_forecast_result}} for HOSTS hosts, the facts the policy role's audit entry point and the
+forecast playbook set, as of TODAY (YYYY-MM-DD). The mix is fixed (a seeded generator): mostly
+compliant hosts; hosts with 5 or 50 exceptions, some ending within 30 days and a few expired (whose
+services still run unverified); pending restarts; a cfg that says disable (Python 2 does not verify)
+or platform_default; hosts without Python 2 nor a cfg file; hosts without a result, some with a long
+multi-line SSH error; a forecast of some hosts, a few with services that would break. The names depend on HOSTS only; --seed gives the same hosts
 other results (a later audit). --slice I/N keeps every Nth host from the Ith (0-based), as a job
 slice would; --also FROM:TO adds the hosts FROM to TO-1 of the whole fleet to the slice.
 """
@@ -26,7 +28,8 @@ def service(rng, name, today, days=None, **kw):
     expires = None if days is None else (today + datetime.timedelta(days=days)).isoformat()
     data = dict(unit=name + ".service", value="0", source="/etc/systemd/system/%s.service.d/pep493-https.conf" % name,
                 managed=days is not None, reason="vendor agent pins an old CA" if days is not None else None,
-                expires=expires, expired=days is not None and days < 0, effective=True, pending_restart=False)
+                expires=expires, expired=days is not None and days < 0, effective=True, pending_restart=False,
+                main_pid=rng.randint(300, 30000), running_value="0")
     data.update(kw)
     return data
 
@@ -34,7 +37,7 @@ def service(rng, name, today, days=None, **kw):
 def host_status(rng, name, today):
     roll = rng.random()
     verdict = dict(state="compliant", compliant=True, reasons=[], warnings=[])
-    services, findings, verify = [], [], "enable"
+    services, findings, verify, python2 = [], [], "enable", True
     if roll < 0.05:
         if rng.random() < 0.2:
             return dict(error=SSH_ERROR.format(name))
@@ -45,9 +48,17 @@ def host_status(rng, name, today):
                        reasons=["cfg says verify=disable; the policy says enable"])
         findings.append("%s says verify=disable: every Python 2 program that reads it skips certificate checks." % CFG)
     elif roll < 0.18:
-        services.append(service(rng, "legacy-agent", today, 200, pending_restart=True))
+        services.append(service(rng, "legacy-agent", today, 200, pending_restart=True, running_value=None))
         verdict = dict(state="pending_restart", compliant=True, reasons=[], warnings=[])
         findings.append("legacy-agent.service: the running process has PYTHONHTTPSVERIFY=unset; restart it.")
+    elif roll < 0.20:
+        verify, python2 = "missing", False
+        verdict = dict(state="non_compliant", compliant=False, warnings=[],
+                       reasons=["%s does not exist, the policy says verify=enable" % CFG])
+    elif roll < 0.23:
+        verify = "platform_default"
+        verdict = dict(state="non_compliant", compliant=False, warnings=[],
+                       reasons=["%s says verify=platform_default, the policy says verify=enable" % CFG])
     if roll >= 0.70 or (0.13 <= roll < 0.18):
         count = 50 if rng.random() < 0.04 else 5
         for n in range(count):
@@ -70,11 +81,37 @@ def host_status(rng, name, today):
         first = services[0]
         first.update(dropin=first["source"], mentioned_in=sorted([first["source"], "/etc/systemd/system/%s.d/override.conf"
                                                                   % first["unit"]]))
-    info = dict(config=dict(path=CFG, verify=verify, valid=True), services=services,
-                interpreters=[dict(path="/usr/bin/python2.7", version="2.7.18", verifies_by_default=verify != "disable",
-                                   reads_config=CFG, honours_env=True)],
-                summary=dict(host_default=verify != "disable", findings=findings))
+    interpreters = [dict(path="/usr/bin/python3", version="3.11.2", verifies_by_default=True, reads_config=None,
+                         honours_env=False)]
+    if python2:
+        interpreters.insert(0, dict(path="/usr/bin/python2.7", version="2.7.18", verifies_by_default=verify != "disable",
+                                    reads_config=CFG, honours_env=True))
+    info = dict(config=dict(path=CFG, verify=verify, valid=True, exists=verify != "missing"), services=services,
+                interpreters=interpreters,
+                summary=dict(host_default=verify != "disable" if python2 else None, findings=findings,
+                             python2_interpreters=1 if python2 else 0))
     return dict(info=info, policy=policy, compliance=verdict)
+
+
+ENDPOINTS = ["10.0.4.7:636", "ldap.corp.example:636", "repo.corp.example:443"]
+RESULTS = {"untrusted": "trust its CA or this certificate", "expired": "renew the certificate",
+           "hostname_mismatch": "fix the certificate or the name the service connects to"}
+
+
+def forecast_result(rng, today):
+    """A forecast of one host: mostly nothing would break, sometimes one or two services would."""
+    breaks, granted = [], []
+    if rng.random() < 0.4:
+        for n in range(rng.choice([1, 1, 2])):
+            result = rng.choice(sorted(RESULTS))
+            unit = "legacy-agent%d.service" % n
+            breaks.append(dict(service=unit, endpoint=rng.choice(ENDPOINTS), result=result,
+                               issuer="commonName=Corp Private CA" if result == "untrusted" else None,
+                               error="certificate verify failed", advice=RESULTS[result]))
+            if rng.random() < 0.5:
+                granted.append(dict(name=unit, verify=False, reason="forecast: would break",
+                                    expires=(today + datetime.timedelta(days=30)).isoformat()))
+    return dict(breaks=breaks, granted=granted, removed=[], problems=[], warnings=[])
 
 
 def fleet(count, today, seed=493, part=None, also=None):
@@ -84,13 +121,15 @@ def fleet(count, today, seed=493, part=None, also=None):
         first, step = part
         chosen = set(names[first::step] + (names[also[0]:also[1]] if also else []))
         names = [name for name in names if name in chosen]
-    rng = random.Random(seed)
-    audits = {}
+    rng, forecasting = random.Random(seed), random.Random(seed + 1)
+    audits, forecasts = {}, {}
     for name in names:
         status = host_status(rng, name, today)
         if status is not None:
             audits[name] = status
-    return dict(hosts=names, audits=audits)
+            if forecasting.random() < 0.15:
+                forecasts[name] = forecast_result(forecasting, today)
+    return dict(hosts=names, audits=audits, forecasts=forecasts)
 
 
 def main():

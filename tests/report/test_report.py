@@ -22,7 +22,7 @@ import pytest
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCHEMA = os.path.join(HERE, "report.schema.json")
 PROBE = os.path.join(HERE, "probe.html")
-COUNT_COLUMNS = {"exceptions": 4, "expiring": 5, "expired": 6, "ineffective": 7, "pending_restart": 8}
+COUNT_COLUMNS = {"exceptions": 5, "expiring": 6, "expired": 7, "ineffective": 8, "pending_restart": 9}
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                   "--disable-component-update", "--no-first-run", "--disable-dev-shm-usage"]
 # Chromium keeps a profile, caches and dconf's settings under the home directory: give it one
@@ -108,9 +108,26 @@ def expiring_soon(report, host):
 WORST_FIRST = ["non_compliant", "unreachable", "pending_restart", "compliant_with_exceptions", "compliant"]
 
 
-def test_hosts_are_worst_first(report_dir):
-    ranks = [WORST_FIRST.index(h["state"]) for h in load(report_dir)["hosts"]]
-    assert ranks == sorted(ranks)
+def rank_of(report, host):
+    """The rank of risk the report's rule gives, from the host entry itself."""
+    if host["unverified"]:
+        return 1
+    if host["would_break"]:
+        return 2
+    return 3 if expiring_soon(report, host) else 4
+
+
+def test_hosts_are_ranked_by_risk_then_by_state(report_dir):
+    report = load(report_dir)
+    for host in report["hosts"]:
+        assert host["risk"]["rank"] == rank_of(report, host), host["host"]
+    order = [(h["risk"]["rank"], WORST_FIRST.index(h["state"])) for h in report["hosts"]]
+    assert order == sorted(order)
+
+
+def test_some_report_has_every_rank_of_risk():
+    """The generated fleet has hosts of every rank: the ranking is not checked on one rank only."""
+    assert set(h["risk"]["rank"] for rep in map(load, report_dirs()) for h in rep["hosts"]) == {1, 2, 3, 4}
 
 
 class HostTable(html.parser.HTMLParser):
@@ -176,6 +193,7 @@ def rendered_rows(report_dir, fragment):
 
 
 PAGE = 500  # rows the host table lays out before "Show all"
+NARROW = 390  # a phone's width, in CSS pixels
 
 
 def words(report):
@@ -185,13 +203,16 @@ def words(report):
 
 
 def searched(word):
+    """The hosts whose name, or the text of whose "Why" cell (risk and reasons), has ``word``."""
     word = word.lower()
-    return lambda h: word in h["host"].lower() or any(word in r.lower() for r in h["reasons"])
+    return lambda h: word in h["host"].lower() or any(word in r.lower() for r in h["reasons"]) or (
+        h["risk"]["rank"] < 4 and word in h["risk"]["why"].lower())
 
 
 def filters(report):
     """fragment -> the hosts of report.json the table must show when opened with it."""
-    wanted = {"": lambda h: True, "#state=expiring": lambda h: h["counts"]["expiring"] > 0}
+    wanted = {"": lambda h: True, "#state=expiring": lambda h: h["counts"]["expiring"] > 0,
+              "#state=unverified": lambda h: h["risk"]["rank"] == 1, "#state=would_break": lambda h: bool(h["would_break"])}
     for state in ("non_compliant", "pending_restart", "unreachable"):
         wanted["#state=" + state] = lambda h, state=state: h["state"] == state
     for word in words(report):
@@ -235,16 +256,19 @@ def test_large_sections_start_collapsed(report_dir, probed):
 def test_browser_sorts_the_host_table(report_dir):
     """The table's own script sorts it (report.html#sort=N opens it sorted by column N)."""
     report = load(report_dir)
-    ranks = [report["states"].index(state) for host, state, cells in rendered_rows(report_dir, "#sort=1")]
+    ranks = [report["states"].index(state) for host, state, cells in rendered_rows(report_dir, "#sort=2")]
     assert ranks == sorted(ranks)
+    by_host = dict((h["host"], h["risk"]["rank"]) for h in report["hosts"])
+    risks = [by_host[host] for host, state, cells in rendered_rows(report_dir, "#sort=1-desc")]
+    assert risks == sorted(risks, reverse=True)
     hosts = [host for host, state, cells in rendered_rows(report_dir, "#sort=0-desc")]
     assert hosts == sorted((h["host"] for h in report["hosts"]), key=str.lower, reverse=True)
-    counts = [int(cells[4]) for host, state, cells in rendered_rows(report_dir, "#sort=4-desc")]
+    counts = [int(cells[5]) for host, state, cells in rendered_rows(report_dir, "#sort=5-desc")]
     assert counts == sorted(counts, reverse=True)
     assert sorted(counts) == sorted(h["counts"]["exceptions"] for h in report["hosts"])
 
 
-@pytest.mark.parametrize("name,width", [("report.png", 1280), ("report-400px.png", 400)])
+@pytest.mark.parametrize("name,width", [("report.png", 1280), ("report-390px.png", 390)])
 def test_browser_screenshot(report_dir, name, width):
     shot = os.path.join(report_dir, name)
     if os.path.exists(shot):
@@ -259,7 +283,7 @@ def test_browser_screenshot(report_dir, name, width):
 
 
 def probe(report_dir, fragment=""):
-    """What Chromium lays out at 400 px and at 1280 px (tests/report/probe.html), and the host
+    """What Chromium lays out at 390 px (a phone) and at 1280 px (tests/report/probe.html), and the host
     table with each filter of filters(report)."""
     with open(PROBE) as handle:
         page = handle.read().replace("{fragment}", html.escape(fragment, quote=True))
@@ -331,7 +355,7 @@ def test_the_two_greens_look_different(report_dir, probed):
 @pytest.mark.parametrize("width", ["narrow", "wide"])
 def test_no_sideways_scroll_and_readable_host_names(report_dir, probed, width):
     seen = probed(report_dir)[width]
-    assert seen["width"] == (400 if width == "narrow" else 1280)
+    assert seen["width"] == (NARROW if width == "narrow" else 1280)
     assert seen["scrollWidth"] <= seen["clientWidth"], "the page scrolls sideways at %d px" % seen["width"]
     assert seen["hostCells"], "no host row laid out"
     for cell in seen["hostCells"]:
@@ -340,6 +364,26 @@ def test_no_sideways_scroll_and_readable_host_names(report_dir, probed, width):
         assert cell["width"] >= 120, cell
     if width == "narrow":
         assert seen["theadHeight"] == 0, "column headers shown above a card layout"
+
+
+@pytest.mark.parametrize("width", ["narrow", "wide"])
+def test_every_table_scrolls_in_its_own_box_and_every_value_is_whole(report_dir, probed, width):
+    """With every section open (a long one starts collapsed): no table makes the page scroll
+    sideways, each sits in a box that scrolls, and no value (platform_default, a result, a state,
+    a rank of risk) is broken across lines or spills out of its cell."""
+    seen = probed(report_dir)[width]["opened"]
+    assert seen["scrollWidth"] <= seen["clientWidth"], "a table makes the page scroll sideways"
+    unboxed = [table["section"] for table in seen["tables"] if not table["scrolls"]]
+    assert not unboxed, "tables without a scrolling box: %s" % unboxed
+    assert seen["values"]["count"] > 0
+    assert seen["values"]["bad"] == []
+
+
+def test_some_report_shows_platform_default_and_would_break_rows():
+    """The generated fleet has both: the check above does not pass on their absence."""
+    reports = [load(d) for d in report_dirs()]
+    assert any(h["verify"] == "platform_default" for rep in reports for h in rep["hosts"])
+    assert any(h["would_break"] for rep in reports for h in rep["hosts"])
 
 
 def long_reasons(report):
@@ -392,8 +436,8 @@ def merged_and_slices():
 
 
 def comparable(entry):
-    """A host entry without what a merge counts again (days left, expiring) or adds (source)."""
-    entry = dict((k, v) for k, v in entry.items() if k not in ("source", "audited", "counts"))
+    """A host entry without what a merge counts again (days left, expiring, risk) or adds (source)."""
+    entry = dict((k, v) for k, v in entry.items() if k not in ("source", "audited", "counts", "risk"))
     for key in ("exceptions", "expired", "ineffective"):
         entry[key] = [dict((k, v) for k, v in row.items() if k != "days_left") for row in entry[key]]
     return entry
@@ -442,7 +486,8 @@ def test_never_deployed_and_hand_made_overrides_are_listed(report_dir):
     for host, r in never:
         assert any(row.startswith("%s %s %s" % (host, r["unit"], r["expires"])) and r["reason"] in row
                    and "no drop-in on the host" in row for row in rows), (host, r["unit"])
-    foreign = [(h["host"], r) for h in report["hosts"] for r in h["exceptions"] if r.get("foreign")]
+    # the section of exceptions in effect: an expired one is in the section above
+    foreign = [(h["host"], r) for h in report["hosts"] for r in h["exceptions"] if r.get("foreign") and not r["expired"]]
     rows = table_rows(report_dir, "exceptions")
     for host, r in foreign:
         assert any(row.startswith("%s %s" % (host, r["unit"])) and "pep493.https" in row

@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) pep493.https contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The fleet report's "would break" section, rendered from the facts the forecast leaves."""
+"""The fleet report's "would break" section, rendered from a report of the facts the forecast leaves."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -9,15 +9,17 @@ __metaclass__ = type
 
 import os
 
-import jinja2
-
-TEMPLATES = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'playbooks', 'templates')
+from ansible_collections.pep493.https.plugins.plugin_utils import fleet_report
+from ansible_collections.pep493.https.tests.unit import report_page
+from ansible_collections.pep493.https.tests.unit.plugins.policy_data import info, status
 
 
 def render(hostvars):
-    environment = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=False)
-    return environment.get_template('sections/would_break.html.j2').render(
-        ansible_play_hosts_all=sorted(hostvars), hostvars=hostvars)
+    """The section, rendered from the report of hosts with these variables (each a compliant audit)."""
+    hostvars = dict((host, dict(found, inventory_hostname=host, pep493_https_status=status(info(), 'compliant')))
+                    for host, found in hostvars.items())
+    report = fleet_report.fleet_report(sorted(hostvars), hostvars, '2026-06-15T00:00:00Z')
+    return report_page.render(report, 'sections/would_break.html.j2')
 
 
 BREAK = dict(service='legacy.service', endpoint='10.0.0.7:636', result='untrusted',
@@ -33,9 +35,9 @@ def test_one_row_per_break_with_host_service_endpoint_result_issuer_and_advice()
         'db1': dict(pep493_https_forecast_result=dict(breaks=[], granted=[])),
     })
     assert 'Would break once verification is on (2)' in html
-    assert 'From the forecast of 3 host(s)' in html
+    assert 'from the forecast of 3 host(s)' in html
     assert html.count('<tr><td') == 2
-    assert '<td class="mono nowrap">web1</td><td class="mono">legacy.service</td>' in html
+    assert '<td class="mono value">web1</td><td class="mono value">legacy.service</td>' in html
     assert 'commonName=&lt;Corp&gt; CA' in html          # escaped
     assert 'host-wide script' in html and 'renew the certificate' in html
 
@@ -44,7 +46,7 @@ def test_an_automatic_exception_is_shown_with_its_date():
     html = render({'web1': dict(pep493_https_forecast_result=dict(
         breaks=[BREAK], granted=[dict(name='legacy.service', verify=False, reason='forecast: ...',
                                       expires='2026-07-01')]))})
-    assert 'or keep its automatic exception until 2026-07-01' in html
+    assert 'or keep its automatic exception until <span class="value">2026-07-01</span>' in html
 
 
 def test_no_forecast_no_section():
@@ -53,5 +55,5 @@ def test_no_forecast_no_section():
 
 
 def test_the_fleet_report_includes_the_section_once():
-    with open(os.path.join(TEMPLATES, 'report.html.j2')) as handle:
+    with open(os.path.join(report_page.TEMPLATES, 'report.html.j2')) as handle:
         assert handle.read().count("{% include 'sections/would_break.html.j2' %}") == 1

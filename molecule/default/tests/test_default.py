@@ -65,7 +65,8 @@ def test_cfg_attributes_and_no_stray_files(host):
     if cert["previous"] != "missing":
         # the policy keeps a backup of the file it changed (pep493_https_cfg_backup defaults to true)
         assert host.file(cert["backup_file"]).content == SHIPPED
-        expected.append(cert["backup_file"].rsplit("/", 1)[1])
+        # and names it, with its UTC time, in the record of the backups
+        expected += [cert["backup_file"].rsplit("/", 1)[1], "cert-verification.cfg.pep493-backups"]
     else:
         assert "backup_file" not in cert
     assert sorted(host.check_output("ls -A /etc/python").split()) == sorted(expected)

@@ -23,7 +23,8 @@ def test_cfg_and_backup(host):
     # backup: true also records the file before its first change (cert_verification's state=restored)
     assert host.file(cert["record_file"]).content.endswith(b"\n" + SHIPPED)
     assert sorted(host.check_output("ls -A /etc/python").split()) == sorted(
-        ["cert-verification.cfg", os.path.basename(backup), "cert-verification.cfg.pep493-original"])
+        ["cert-verification.cfg", os.path.basename(backup), "cert-verification.cfg.pep493-backups",
+         "cert-verification.cfg.pep493-original"])
     st = lib.stat(host, lib.CFG)[lib.CFG]
     assert (st["mode"], st["user"]) == (0o644, "root")
 

@@ -81,7 +81,7 @@ def test_attributes_and_no_stray_files(host):
     assert repaired["record_file"] == lib.CFG + ".pep493-original"
     assert host.file(repaired["record_file"]).content.endswith(b"\n" + SEED)
     assert sorted(host.check_output("ls -A /etc/python").split()) == sorted(
-        ["cert-verification.cfg", backup, "cert-verification.cfg.pep493-original"])
+        ["cert-verification.cfg", backup, "cert-verification.cfg.pep493-backups", "cert-verification.cfg.pep493-original"])
 
 
 def test_second_run_changes_nothing(host):

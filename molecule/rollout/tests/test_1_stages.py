@@ -100,6 +100,10 @@ def test_history_beside_the_cfg_file(host):
         assert len(backups) == 1, state
         assert host.file("/etc/python/" + backups[0]).content == SEEDED[name]
         assert record.content.endswith(SEEDED[name])
+        # the backup's line, with its UTC time, in the record of the backups the rollback orders them by
+        recorded = host.file("/etc/python/cert-verification.cfg.pep493-backups")
+        assert recorded.mode == 0o600
+        assert recorded.content.splitlines()[-1].endswith(b" " + backups[0].encode())
 
 
 def test_exception_only_where_the_policy_gives_one(host):

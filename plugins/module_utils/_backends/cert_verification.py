@@ -68,7 +68,7 @@ def write(module, planned, result):
     """Back up (on request, or before a repair), then write the planned content."""
     params = module.params
     if planned.old is not None and (params['backup'] or planned.repaired):
-        result['backup_file'] = safe_file.backup(module, planned.path, planned.old)
+        result['backup_file'] = history.backup(module, planned.path, planned.old)
     safe_file.make_dirs(module, os.path.dirname(planned.path))
     wanted = params['verify'] if params['state'] == 'present' else None
     safe_file.write_atomic(module, planned.path, planned.new, check=plan.cfg_read_back_check(wanted))

@@ -9,12 +9,19 @@ The history of ``<file>`` lives beside it:
   on - its bytes, or that there was no file at all. Created once, exclusively, never replaced
   (unless a crash left it incomplete, which its length line shows).
 * ``<file>.<pid>.<YYYY-mm-dd@HH:MM:SS>~``: a backup per change (``safe_file.backup``,
-  created exclusively, never through a link).
+  created exclusively, never through a link), named by the host's local time.
+* ``<file>.pep493-backups``: the record of the backups, one line each, appended as each is
+  made: its UTC time and its name. Local time moves with the time zone (a host moved from
+  UTC+9 to UTC-5 names a later backup 14 hours earlier), the UTC time does not. Appended only,
+  never through a link nor to a file with other names; mode 0600.
 * ``<file>.<pid>.<YYYY-mm-dd@HH:MM:SS>.before-restore~``: the file a restore replaced. Kept for
   the operator, never a restore candidate, so that a second restore changes nothing.
 
-A restore puts back the newest candidate (backups newest first, then the record) that RHEL 7's
-Python can read: a malformed one would break ``import ssl``, so it is skipped and reported.
+A restore puts back the newest candidate that RHEL 7's Python can read: the backups the record
+lists, newest first by its UTC times; then those it does not list (made before it began, by an
+earlier version of the collection), newest first by the time in their names; then the record of
+the file before its first change. A malformed one would break ``import ssl``, so it is skipped
+and reported.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -32,11 +39,16 @@ from ansible_collections.pep493.https.plugins.module_utils._syntax import cfg
 from ansible_collections.pep493.https.plugins.module_utils._write import safe_file
 
 RECORD_SUFFIX = '.pep493-original'
+BACKUPS_SUFFIX = '.pep493-backups'
 BEFORE_RESTORE_SUFFIX = '.before-restore~'
 _STAMP = '%Y-%m-%d@%H:%M:%S'
 _BACKUP_TAIL = re.compile(r'\.(\d+)\.(\d{4}-\d{2}-\d{2}@\d{2}:\d{2}:\d{2})~\Z')
 _RECORD_HEAD = b'# pep493.https.cert_verification: the file before its first change'
 _PRESENT = re.compile(br'present (\d+)\n')
+_BACKUPS_HEAD = b'# pep493.https.cert_verification: the backups of this file, as they were made: UTC time, name\n'
+_BACKUPS_LINE = re.compile(br'(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z) (.+)\Z')
+# a line is about 80 bytes: ten thousand backups
+_BACKUPS_MAX = 1024 * 1024
 
 
 class HistoryError(Exception):
@@ -69,16 +81,117 @@ def parse_record(data):
     return True, rest[match.end():]
 
 
-def backup_order(names, base):
-    """The backups of ``base`` among file ``names``, newest first (by the time stamp in the name,
-    then the process id)."""
-    found = []
+def backups_path(dest):
+    return dest + BACKUPS_SUFFIX
+
+
+def _name_bytes(name):
+    """A file name as bytes, as the file system holds it."""
+    if isinstance(name, bytes):
+        return name
+    try:
+        return os.fsencode(name)
+    except AttributeError:  # Python 2, a text name: its folder was given as text
+        return name.encode('utf-8')
+
+
+def utc_stamp(now=None):
+    """The UTC time ``now`` (seconds since the epoch; default: the clock) as the record of the backups gives it."""
+    now = time.time() if now is None else now
+    seconds = int(now)
+    return '%s.%06dZ' % (time.strftime('%Y-%m-%dT%H:%M:%S', time.gmtime(seconds)), int((now - seconds) * 1000000))
+
+
+def backup(module, dest, content=None):
+    """A backup of ``dest`` (``safe_file.backup``), then its line in the record of the backups; a
+    backup that cannot be recorded is removed again. Its path, or None (no file, check mode)."""
+    name = safe_file.backup(module, dest, content)
+    if name is not None:
+        try:
+            note_backup(dest, name)
+        except safe_file.SafeFileError:
+            _remove(name)
+            raise
+    return name
+
+
+def note_backup(dest, name, now=None):
+    """Append the backup ``name`` of ``dest`` with the UTC time ``now`` to ``<dest>.pep493-backups``,
+    created (mode 0600) when missing. Never through a link: a symbolic link there, a file of another
+    kind or one with other names (a hard link) is refused (SafeFileError, the backup not recorded)."""
+    path = backups_path(dest)
+    line = b'%s %s\n' % (utc_stamp(now).encode('ascii'), _name_bytes(os.path.basename(name)))
+    flags = os.O_WRONLY | os.O_APPEND | getattr(os, 'O_NOFOLLOW', 0) | getattr(os, 'O_NONBLOCK', 0)
+    try:
+        try:
+            fd = os.open(path, flags | os.O_CREAT | os.O_EXCL, 0o600)
+            line = _BACKUPS_HEAD + line
+        except OSError as exc:
+            if exc.errno != errno.EEXIST:
+                raise
+            fd = os.open(path, flags)
+    except OSError as exc:
+        why = 'a symbolic link: refused' if exc.errno == errno.ELOOP else exc.strerror
+        raise safe_file.SafeFileError('cannot record the backup %s in %s: %s; nothing was changed' % (name, path, why))
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1:
+            raise safe_file.SafeFileError('cannot record the backup %s in %s: it is not a regular file of its own (a '
+                                          'hard link, or another kind of file): refused; nothing was changed'
+                                          % (name, path))
+        os.fchmod(fd, 0o600)
+        safe_file.write_all(fd, line)
+        os.fsync(fd)
+    except OSError as exc:
+        raise safe_file.SafeFileError('cannot record the backup %s in %s: %s; nothing was changed'
+                                      % (name, path, exc.strerror))
+    finally:
+        os.close(fd)
+
+
+def recorded_backups(dest):
+    """{backup name (bytes): (UTC time, line number)} from the record of the backups of ``dest``;
+    {} when there is none. A line that is not a record line is left out; a record that cannot be
+    read (a link, not a regular file, too large) is a HistoryError: it would give no order."""
+    path = backups_path(dest)
+    try:
+        if stat.S_ISLNK(os.lstat(path).st_mode):
+            raise HistoryError('the record of the backups %s is a symbolic link (to %s); nothing was changed: move it '
+                               'away to restore by the times in the backups\' names' % (path, os.readlink(path)))
+        data = hostfiles.HostFiles().read(path, _BACKUPS_MAX)
+    except OSError as exc:
+        if exc.errno == errno.ENOENT:
+            return {}
+        raise HistoryError('cannot read the record of the backups %s: %s; nothing was changed' % (path, exc.strerror))
+    except hostfiles.HostFileError as exc:
+        raise HistoryError('cannot read the record of the backups %s: %s; nothing was changed' % (path, exc))
+    if data is None:
+        return {}
+    found = {}
+    for number, line in enumerate(data.split(b'\n')):
+        match = _BACKUPS_LINE.match(line)
+        if match:
+            found[match.group(2)] = (match.group(1), number)
+    return found
+
+
+def backup_order(names, base, recorded=None):
+    """The backups of ``base`` among file ``names``, newest first: those in ``recorded`` (the
+    record of the backups) by its UTC time, then its order; then the others (made before the
+    record began) by the time stamp in the name, then the process id."""
+    recorded = recorded or {}
+    listed, older = [], []
     for name in names:
         if name.startswith(base + '.'):
             match = _BACKUP_TAIL.match(name, len(base))
-            if match:
-                found.append((match.group(2), int(match.group(1)), name))
-    return [name for stamp, pid, name in sorted(found, reverse=True)]
+            if not match:
+                continue
+            if _name_bytes(name) in recorded:
+                listed.append((recorded[_name_bytes(name)], name))
+            else:
+                older.append((match.group(2), int(match.group(1)), name))
+    return ([name for when, name in sorted(listed, reverse=True)]
+            + [name for stamp, pid, name in sorted(older, reverse=True)])
 
 
 def candidates(dest):
@@ -91,7 +204,8 @@ def candidates(dest):
         if exc.errno == errno.ENOENT:
             return []
         raise safe_file.SafeFileError('cannot list %s: %s' % (folder, exc.strerror))
-    found = [_read_candidate(os.path.join(folder, name), False) for name in backup_order(names, base)]
+    order = backup_order(names, base, recorded_backups(dest))
+    found = [_read_candidate(os.path.join(folder, name), False) for name in order]
     if base + RECORD_SUFFIX in names:
         found.append(_read_candidate(record_path(dest), True))
     return found

@@ -86,7 +86,7 @@ def write_atomic(module, dest, content, check=None, mode=None):
     module.add_cleanup_file(tmp)
     try:
         try:
-            _write_all(fd, content)
+            write_all(fd, content)
             os.fsync(fd)
         finally:
             os.close(fd)
@@ -190,7 +190,7 @@ def create_exclusive(path, content, mode=0o600, owner=None):
             if owner is not None and os.geteuid() == 0:
                 os.fchown(fd, owner[0], owner[1])
             os.fchmod(fd, mode)
-            _write_all(fd, content)
+            write_all(fd, content)
             os.fsync(fd)
         finally:
             os.close(fd)
@@ -207,7 +207,8 @@ def _with_cause(error, cause):
     return error
 
 
-def _write_all(fd, content):
+def write_all(fd, content):
+    """Write all of ``content`` to the file descriptor ``fd`` (os.write may write less)."""
     view = memoryview(content)
     while view:
         written = os.write(fd, view)

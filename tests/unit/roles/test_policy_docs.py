@@ -16,7 +16,8 @@ import yaml
 
 from ansible_collections.pep493.https.plugins.plugin_utils import policy_plan as planning
 
-ROLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', '..', 'roles', 'policy')
+COLLECTION = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', '..')
+ROLE = os.path.join(COLLECTION, 'roles', 'policy')
 ENTRY_POINTS = ('main', 'audit', 'rollback')
 TAGS = set(['pep493_https_file', 'pep493_https_services', 'pep493_https_audit'])
 # Facts the role sets for the playbooks: outputs, not options.
@@ -152,3 +153,18 @@ def test_readme_documents_nothing_that_does_not_exist():
     rows, options = readme_rows(), all_options()
     known = set(options) | set(EXCEPTION_KEYS)
     assert set(rows) - known - TAGS - set(ENTRY_POINTS) - OUTPUTS == set()
+
+
+def paragraphs(path):
+    with open(os.path.join(COLLECTION, path)) as handle:
+        return [' '.join(part.split()) for part in re.split(r'\n\s*\n', handle.read())]
+
+
+@pytest.mark.parametrize('path', ['README.md', 'roles/policy/README.md', 'docs/scale.md'])
+def test_every_count_of_module_calls_per_host_says_what_the_forecast_adds(path):
+    """What a run costs differs on a host and under pep493_https_root, where the forecast does not
+    run: a paragraph that counts the role's module calls per host says both."""
+    counting = [text for text in paragraphs(path) if re.search(r'module calls? per host', text)]
+    assert counting, '%s no longer counts the module calls per host' % path
+    for text in counting:
+        assert 'verification_forecast' in text and 'pep493_https_root' in text, text

@@ -9,6 +9,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import re
+
 import pytest
 
 from ansible_collections.pep493.https.plugins.action import verification_policy as action
@@ -121,6 +123,14 @@ def test_a_re_run_that_changes_nothing_makes_one_call_and_says_why_the_others_we
                    'audit': 'nothing changed: the prediction is the audit'}
 
 
+def test_on_a_host_the_forecast_adds_its_call_to_a_re_run_that_changes_nothing():
+    answers = dict(verification_info=verification_info([]), verification_forecast=dict(services=[], host_wide=None))
+    calls, policy_run, failure = run(answers=answers, root='', forecast=True)
+    assert failure is None and [name for name, dummy in calls] == ['verification_forecast', 'verification_info']
+    calls, policy_run, failure = run(answers=answers, forecast=True)
+    assert failure is None and [name for name, dummy in calls] == ['verification_info']    # under root
+
+
 def test_check_mode_keeps_the_prediction_as_the_verdict():
     answers = dict(WRITERS_OK, verification_info=verification_info(CHANGED))
     calls, policy_run, failure = run(answers=answers, check_mode=True)
@@ -158,3 +168,50 @@ def test_rollback_restores_then_removes_every_dropin():
                                                   root='/tmp/root', allow_disable=False))
     assert calls[1][0] == 'service_verification' and calls[1][1]['exclusive'] is True and calls[1][1]['services'] == []
     assert policy_run.applied['services']['removed'] == [dict(name='a.service', action='removed')]
+
+
+FACTS = dict(pep493_https_status=dict(compliance=dict(state='compliant')), pep493_https_applied=dict(entry_point='main'),
+             pep493_https_forecast_result=dict(breaks=[]))
+CACHEABLE = dict((name, FACTS[name]) for name in ('pep493_https_status', 'pep493_https_forecast_result'))
+
+
+class Layers(object):
+    """An action of ansible-core 2.19 or later: what it registers, by variable layer."""
+
+    def __init__(self):
+        self.layers = {}
+
+    def register_host_variables(self, variables, layer):
+        self.layers[layer] = variables
+
+
+def test_from_ansible_core_2_19_the_verdict_and_the_forecast_are_cacheable_facts():
+    task = pytest.importorskip('ansible._internal._task')
+    layers, result = Layers(), {}
+    action.ActionModule._keep_facts(layers, result, dict(FACTS))
+    assert layers.layers == {task.VariableLayer.CACHEABLE_FACT: CACHEABLE, task.VariableLayer.EPHEMERAL_FACT: FACTS}
+    assert result['pep493_https_applied'] == FACTS['pep493_https_applied']
+
+
+def test_before_ansible_core_2_19_the_action_returns_only_the_cacheable_facts_as_facts():
+    """Every fact an action other than set_fact returns goes to the fact cache there: what was
+    applied is in the result only, for the role to keep with set_fact."""
+    result = {}
+    action.ActionModule._keep_facts(object(), result, dict(FACTS))
+    assert result['ansible_facts'] == CACHEABLE
+    assert result['pep493_https_applied'] == FACTS['pep493_https_applied']
+
+
+def test_a_failed_run_returns_its_facts_in_its_result_only():
+    layers, result = Layers(), dict(failed=True)
+    action.ActionModule._keep_facts(layers, result, dict(FACTS))
+    assert layers.layers == {} and 'ansible_facts' not in result and result['pep493_https_status'] == FACTS['pep493_https_status']
+
+
+def test_the_verdict_and_the_forecast_say_when_they_were_made():
+    answers = dict(verification_info=verification_info([]), verification_forecast=dict(services=[], host_wide=None))
+    calls, policy_run, failure = run(answers=answers, root='', forecast=True)
+    facts = policy_run.facts()
+    for name, key in (('pep493_https_status', 'audited'), ('pep493_https_forecast_result', 'forecasted')):
+        assert re.match(r'^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$', facts[name][key]), facts[name]
+    assert 'audited' not in facts['pep493_https_applied']

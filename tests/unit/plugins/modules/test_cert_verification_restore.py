@@ -32,6 +32,22 @@ def ticking(monkeypatch):
     monkeypatch.setattr(time, 'time', lambda: float(next(seconds)))
 
 
+@pytest.fixture
+def time_zone():
+    """Sets this process's local time zone (TZ); the one before comes back after the test."""
+    saved = os.environ.get('TZ')
+
+    def set_zone(name):
+        os.environ['TZ'] = name
+        time.tzset()
+    yield set_zone
+    if saved is None:
+        os.environ.pop('TZ', None)
+    else:
+        os.environ['TZ'] = saved
+    time.tzset()
+
+
 def args(root, **kw):
     kw.setdefault('backup', True)
     return dict(kw, root=str(root))
@@ -125,3 +141,18 @@ def test_the_record_keeps_the_file_before_its_first_backed_up_change(run_module,
     assert only(listing(tmp_path), '.pep493-original') == ['cert-verification.cfg.pep493-original']
     assert history.parse_record(read(record)) == (True, first)
     assert len(only(listing(tmp_path), '~')) == 2
+
+
+def test_after_a_time_zone_change_the_last_backup_before_it_is_restored(run_module, tmp_path, ticking, time_zone):
+    """Backups are named by the local time. The host moves from UTC+9 to UTC-5 between two changes, so the
+    name of the newer backup reads 14 hours earlier than the older one's; the restore still takes the newer."""
+    dest = write(tmp_path, CFG, VENDOR, 0o644)
+    time_zone('JST-9')
+    first = run_module.ok(cert_verification, args(tmp_path, verify='enable'))
+    time_zone('EST+5')
+    second = run_module.ok(cert_verification, args(tmp_path, verify='platform_default'))
+    stamps = [os.path.basename(result['backup_file']).split('.', 3)[-1] for result in (first, second)]
+    assert stamps[1] < stamps[0], 'the names must tell the wrong order for this test to mean anything'
+    done = run_module.ok(cert_verification, args(tmp_path, state='restored'))
+    assert done['restored_from'] == second['backup_file']
+    assert read(dest) == read(second['backup_file']) and done['verify'] == 'enable'

@@ -25,7 +25,9 @@ from ansible_collections.pep493.https.plugins.modules import cert_verification, 
 from ansible_collections.pep493.https.tests.unit.module_args import patch_module_args
 
 # under plugins/modules: ansible-test runs it on Python 2.7 too (only module tests run there)
-TABLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', '..', '..', 'docs', 'errors.md')
+DOCS = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', '..', '..', 'docs')
+TABLE = os.path.join(DOCS, 'errors.md')
+RELIABILITY = os.path.join(DOCS, 'reliability.md')
 MODULES = {'cert_verification': cert_verification, 'service_verification': service_verification}
 CFG = 'etc/python/cert-verification.cfg'
 BACKUP = '.1.2026-01-01@00:00:00~'
@@ -209,6 +211,12 @@ def normalised(message, root):
 
 def test_every_row_has_a_case_and_every_case_a_row():
     assert sorted(table_rows()) == sorted(CASES)
+
+
+def test_the_reliability_figures_give_the_size_of_the_table():
+    with io.open(RELIABILITY, encoding='utf-8') as handle:
+        figures = re.findall(r'^\| bad-input table \| (\d+) rows, (\d+) tests \|$', handle.read(), re.M)
+    assert figures == [(str(len(table_rows())), str(len(CASES)))], 'docs/reliability.md says %r' % figures
 
 
 @pytest.mark.parametrize('case', sorted(CASES))

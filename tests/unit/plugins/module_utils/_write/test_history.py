@@ -53,6 +53,83 @@ def test_backup_order_by_stamp_then_pid_and_nothing_else():
                                                  base + '.99.2026-01-02@10:00:00~']
 
 
+def test_recorded_backups_come_first_by_their_utc_time_then_the_others_by_their_names():
+    base = 'cert-verification.cfg'
+    older = [base + '.5.2026-01-01@09:00:00~', base + '.6.2026-02-01@09:00:00~']
+    # made in UTC+9, then in UTC-5: the newer one's name reads 14 hours earlier
+    tokyo, new_york = base + '.7.2026-03-01@21:00:00~', base + '.8.2026-03-01@07:01:00~'
+    recorded = {tokyo.encode('ascii'): ('2026-03-01T12:00:00.000000Z', 1),
+                new_york.encode('ascii'): ('2026-03-01T12:01:00.000000Z', 2),
+                (base + '.9.2026-04-01@00:00:00~').encode('ascii'): ('2026-04-01T00:00:00.000000Z', 3)}
+    assert history.backup_order(older + [tokyo, new_york], base, recorded) == [new_york, tokyo] + older[::-1]
+    assert history.backup_order(older + [tokyo, new_york], base) == [tokyo, new_york] + older[::-1]
+
+
+def test_the_record_lines_name_each_backup_with_its_utc_time(tmp_path):
+    dest = write(tmp_path, 'cert-verification.cfg', ENABLED)
+    history.note_backup(dest, dest + '.7.2026-03-01@21:00:00~', now=1772366400.25)
+    history.note_backup(dest, dest + '.8.2026-03-01@07:01:00~', now=1772366460)
+    path = history.backups_path(dest)
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+    lines = read(path).splitlines()
+    assert lines[0].startswith(b'# pep493.https.cert_verification: the backups of this file')
+    assert lines[1:] == [b'2026-03-01T12:00:00.250000Z cert-verification.cfg.7.2026-03-01@21:00:00~',
+                         b'2026-03-01T12:01:00.000000Z cert-verification.cfg.8.2026-03-01@07:01:00~']
+    with open(path, 'ab') as handle:
+        handle.write(b'not a record line\n')
+    assert history.recorded_backups(dest) == {
+        b'cert-verification.cfg.7.2026-03-01@21:00:00~': ('2026-03-01T12:00:00.250000Z'.encode('ascii'), 1),
+        b'cert-verification.cfg.8.2026-03-01@07:01:00~': ('2026-03-01T12:01:00.000000Z'.encode('ascii'), 2)}
+
+
+def planted(tmp_path, kind):
+    """The record of the backups of a cfg file as a symbolic link, a hard link or a FIFO; (dest, the
+    file that must stay as it was)."""
+    dest = write(tmp_path, 'etc/cert-verification.cfg', ENABLED)
+    target = write(tmp_path, 'shadow', b'root:x:0:\n')
+    if kind == 'symlink':
+        os.symlink(target, history.backups_path(dest))
+    elif kind == 'hardlink':
+        os.link(target, history.backups_path(dest))
+    else:
+        os.mkfifo(history.backups_path(dest))
+    return dest, target
+
+
+@pytest.mark.parametrize('kind', ['symlink', 'hardlink', 'fifo'])
+def test_the_record_of_the_backups_is_never_written_through_a_link(tmp_path, kind):
+    dest, target = planted(tmp_path, kind)
+    with pytest.raises(safe_file.SafeFileError) as info:
+        history.note_backup(dest, dest + '.1.2026-01-01@00:00:00~')
+    assert str(info.value).startswith('cannot record the backup %s.1.2026-01-01@00:00:00~ in %s: '
+                                      % (dest, history.backups_path(dest)))
+    assert str(info.value).endswith('; nothing was changed')
+    assert read(target) == b'root:x:0:\n'
+
+
+class CheckMode(object):
+    def __init__(self, check_mode=False):
+        self.check_mode = check_mode
+
+
+def test_a_backup_that_cannot_be_recorded_is_removed_again(tmp_path):
+    dest, target = planted(tmp_path, 'symlink')
+    with pytest.raises(safe_file.SafeFileError) as info:
+        history.backup(CheckMode(), dest, ENABLED)
+    assert 'a symbolic link: refused' in str(info.value)
+    assert sorted(os.listdir(os.path.dirname(dest))) == ['cert-verification.cfg', 'cert-verification.cfg.pep493-backups']
+    assert history.backup(CheckMode(True), dest, ENABLED) is None
+
+
+def test_a_record_of_the_backups_that_is_a_link_stops_a_restore(tmp_path):
+    dest = tree_history(tmp_path, [('2026-01-01@00:00:00', VENDOR)])
+    os.symlink('/etc/passwd', history.backups_path(dest))
+    with pytest.raises(history.HistoryError) as info:
+        history.plan_restore(dest, ENABLED)
+    assert str(info.value).startswith('the record of the backups %s is a symbolic link (to /etc/passwd); nothing was '
+                                      'changed' % history.backups_path(dest))
+
+
 def tree_history(root, entries, record=None):
     """A cfg folder with ``entries`` [(stamp, content)] as backups (and a record)."""
     dest = write(root, '/etc/python/cert-verification.cfg', ENABLED)
