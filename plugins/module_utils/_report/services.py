@@ -12,6 +12,7 @@ from ansible_collections.pep493.https.plugins.module_utils._host import global_s
 from ansible_collections.pep493.https.plugins.module_utils._host import units
 from ansible_collections.pep493.https.plugins.module_utils._syntax import dates
 from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
+from ansible_collections.pep493.https.plugins.module_utils._syntax import quoting
 from ansible_collections.pep493.https.plugins.module_utils._syntax import unit_names
 
 VARIABLE = 'PYTHONHTTPSVERIFY'
@@ -142,7 +143,7 @@ def service_record(host, service, today=None):
         'dropin': ours,
         'managed_value': managed_value,
         'overridden': ours is not None and known and runs and source != ours,
-        'reason': dropin.escaped(reason),
+        'reason': quoting.escaped(reason),
         'expires': str(expires) if expires else None,
         'expired': bool(expires and today and dates.is_expired(expires, today)),
         'needs_daemon_reload': host.needs_daemon_reload(service),
