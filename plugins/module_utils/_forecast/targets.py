@@ -26,7 +26,7 @@ import posixpath
 
 from ansible_collections.pep493.https.plugins.module_utils._forecast import endpoints as eps
 from ansible_collections.pep493.https.plugins.module_utils._forecast import tlsprobe
-from ansible_collections.pep493.https.plugins.module_utils._forecast import usage as usage_of
+from ansible_collections.pep493.https.plugins.module_utils._host import code_usage as usage_of
 from ansible_collections.pep493.https.plugins.module_utils._host import effect as effects
 from ansible_collections.pep493.https.plugins.module_utils._host import environment as service_env
 from ansible_collections.pep493.https.plugins.module_utils._report import services as records

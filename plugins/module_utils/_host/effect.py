@@ -47,6 +47,8 @@ NOT_LOADED = 'not-loaded'
 CANNOT_START = 'cannot-start'
 # the unit never starts a process, so no value of the variable reaches one
 NEVER_STARTS = (MASKED, CANNOT_START)
+# the variable reaches Python 2 code, but that code uses no HTTPS the knobs govern (requests, urllib3, raw ssl)
+NOT_GOVERNED = 'not-governed'
 
 _PY3 = re.compile(r'^(python3(\.\d+)?[dmu]*|pypy3(\.\d+)?|platform-python3?(\.\d+)?)$')
 _PY2 = re.compile(r'^(python2(\.\d+)?[dmu]*(-dbg)?|pypy2?(\.\d+)?)$')

@@ -21,7 +21,7 @@ import errno
 import posixpath
 import time
 
-from ansible_collections.pep493.https.plugins.module_utils._forecast import stacks
+from ansible_collections.pep493.https.plugins.module_utils._syntax import https_stacks as stacks
 from ansible_collections.pep493.https.plugins.module_utils._host import files as hostfiles
 
 # a walk is bounded: files, bytes, depth of imports, and a time of its own within the module's budget

@@ -10,7 +10,7 @@ __metaclass__ = type
 
 import time
 
-from ansible_collections.pep493.https.plugins.module_utils._forecast import usage
+from ansible_collections.pep493.https.plugins.module_utils._host import code_usage as usage
 from ansible_collections.pep493.https.plugins.module_utils._host import files as hostfiles
 from ansible_collections.pep493.https.tests.unit.tree import write
 
