@@ -29,7 +29,8 @@ import warnings
 URL, LOG = sys.argv[1], sys.argv[2]
 HOST, _SEP, _PORT = URL.split('/')[2].partition(':')
 PORT = int(_PORT or 443)
-# longer than the endpoints' delay (vars/clients.yml: fc_server_delay) and a handshake
+# longer than each wait of the endpoints (vars/clients.yml: fc_server_delay before the handshake,
+# fc_answer_delay before the answer) with a handshake
 TIMEOUT = 5.0
 INTERVAL = 0.3
 
