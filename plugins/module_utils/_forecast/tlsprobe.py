@@ -212,11 +212,25 @@ def requests_verdict(addresses, name, bundle, peer, deadline):
     if name is None:
         return {"result": "name_unknown", "error": "the name the service asks for is not known"}
     if by_address:
-        addresses_named = [value for kind, value in (parsed or {}).get("subjectAltName", ()) if kind == "IP Address"]
-        if name not in addresses_named:
-            return {"result": "hostname_mismatch", "error": "%s is not among the certificate's IP addresses %s"
-                    % (name, addresses_named)}
+        names = (parsed or {}).get("subjectAltName", ())
+        if HAS_IPADDRESS:
+            addresses_named = [value for kind, value in names if kind == "IP Address"]
+            if name not in addresses_named:
+                return {"result": "hostname_mismatch", "error": "%s is not among the certificate's IP addresses %s"
+                        % (name, addresses_named)}
+        elif name not in [value for kind, value in names if kind == "DNS"]:
+            # urllib3 1.x reads an address as an address only when the ipaddress module imports
+            # (Python 3, or its backport on Python 2); without it the address is matched against
+            # the DNS names, as a name
+            return {"result": "hostname_mismatch", "error": "%s is matched against the certificate's DNS names only "
+                    "(this Python has no ipaddress module, which urllib3 needs to match an address)" % name}
     return {"result": "ok", "error": None}
+
+try:
+    import ipaddress
+    HAS_IPADDRESS = bool(ipaddress)
+except ImportError:
+    HAS_IPADDRESS = False
 
 contexts = {}
 contexts_lock = threading.Lock()

@@ -229,6 +229,26 @@ def test_requests_is_probed_with_its_own_bundle(fixture, tmp_path):
     assert mismatch['requests']['result'] == 'hostname_mismatch'
 
 
+@pytest.mark.parametrize('backport', [False, True])
+def test_requests_matches_an_address_as_urllib3_does_with_or_without_ipaddress(fixture, tmp_path, backport):
+    """urllib3 1.x matches an address against the certificate's IP addresses only when the
+    ipaddress module imports (Python 3; on Python 2 its backport); without it the address is
+    compared with the DNS names and fails. The certificate names localhost and 127.0.0.1."""
+    certs, servers = fixture
+    site = tmp_path / 'site'
+    (site / 'requests').mkdir(parents=True)
+    (site / 'requests' / '__init__.py').write_text(u"__version__ = '2.27.1'\n")
+    (site / 'requests' / 'certs.py').write_text(u"def where():\n    return '/nonexistent'\n")
+    if backport:
+        (site / 'ipaddress.py').write_text(u"def ip_address(text):\n    return text\n")
+    environment = dict(PATH, PYTHONPATH=str(site), REQUESTS_CA_BUNDLE=certs['ca'][0])
+    [by_address] = probe([endpoint(servers['private'], '127.0.0.1')], environment)['results']
+    matched = backport or sys.version_info[0] >= 3
+    assert by_address['requests']['result'] == ('ok' if matched else 'hostname_mismatch'), by_address
+    if not matched:
+        assert 'ipaddress' in by_address['requests']['error']
+
+
 def test_the_budget_ends_the_whole_process_group(tmp_path):
     """A probe run through a wrapper script: what the wrapper started is ended with it."""
     marker = tmp_path / 'child.pid'
