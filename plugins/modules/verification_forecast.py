@@ -201,13 +201,17 @@ services:
         - V(would_break) - its code uses the standard library's HTTPS, it runs unverified today, and an endpoint
           fails verification.
         - V(already_failing) - a stack that verifies today fails on an endpoint (the standard library when it
-          verifies already, requests with its bundle, urllib3 1.25 and later).
+          verifies already, requests with its bundle, urllib3 1.25 and later), or a declared endpoint cannot be
+          reached over TLS at all (it fails there today and after).
         - V(unaffected) - its code uses no HTTPS the knobs govern (requests, urllib3 or raw C(ssl) only, or none);
           enforcing changes nothing for it, and an exception for it does nothing.
-        - V(ok) - every endpoint was checked, its name included, and each passes verification or does not speak
-          TLS.
+        - V(ok) - every endpoint was checked, its name included, and each passes verification. An observed
+          connection that does not speak TLS (plain HTTP or another protocol) is left out; a service with only
+          such connections is V(unknown).
         - V(unknown) - no endpoint was seen or declared, an endpoint could not be proven, whether its code uses the
-          standard library's HTTPS cannot be told where that matters, or whether it verifies today cannot be told.
+          standard library's HTTPS cannot be told where that matters, or whether it verifies today cannot be told;
+          for a service on a stack the knobs do not govern, whether it works today cannot be told (an observed
+          connection cut off, or a stack that checks names on a connection seen by its address only).
           Never reported as V(ok).
       type: str
       sample: would_break

@@ -39,6 +39,8 @@ ALREADY_FAILING = 'already_failing'
 UNAFFECTED = 'unaffected'
 UNKNOWN = 'unknown'
 VERDICTS = (WOULD_BREAK, OK, ALREADY_FAILING, UNAFFECTED, UNKNOWN)
+# failures of the connection itself, whatever is verified
+CONNECTION_FAILURES = (tlsprobe.NOT_TLS, tlsprobe.HANDSHAKE_FAILED, tlsprobe.UNREACHABLE, tlsprobe.TIMEOUT)
 DECLARED = 'declared'
 OBSERVED = 'observed'
 CLEAN_ENVIRONMENT = {'PATH': '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', 'LC_ALL': 'C'}
@@ -168,23 +170,26 @@ def verifies_today(target):
 
 def verdict(target, today=None):
     """(verdict, why) of a target: what enforcing verification does to it (see the module's
-    docstring); ``today`` is verifies_today(target)."""
+    docstring); ``today`` is verifies_today(target).
+
+    An observed connection that does not speak TLS is plain HTTP or another protocol, which
+    verification does not touch (or HTTPS to a port that does not speak it, failing either way):
+    it is left out, and a target with nothing else is ``unknown``, never ``ok``. A declared
+    endpoint is HTTPS by the operator's word: one that does not speak TLS fails today and after."""
     usage = target.usage or {}
     governed = usage.get('governed') if target.name is not None else True   # host-wide scripts: assume it
     stacks = usage.get('stacks') or {}
+    https = [e for e in target.endpoints if not _plain(e)]
     if governed is False:
-        failing = _verifying_failures(target, stacks)
-        if failing:
-            return ALREADY_FAILING, ('%s, and %s fails verification today; enforcing changes nothing for it'
-                                     % (usage.get('why'), failing))
-        return UNAFFECTED, '%s: enforcing changes nothing for it' % usage.get('why')
+        return _ungoverned_verdict(target, usage, stacks, https)
     if not target.endpoints:
         why = 'no endpoint was seen or declared'
         if governed is None:
             why += '; %s' % usage.get('why')
         return UNKNOWN, why + ': declare the endpoints it talks to (pep493_https_forecast_endpoints)'
-    results = [e['result'] for e in target.endpoints]
-    breaking = [e for e in target.endpoints if e['result'] in tlsprobe.VERIFY_FAILURES]
+    if not https:
+        return UNKNOWN, _no_tls(target)
+    breaking = [e for e in https if e['result'] in tlsprobe.VERIFY_FAILURES]
     if breaking:
         first = breaking[0]
         if today is False and governed is True:
@@ -198,31 +203,85 @@ def verdict(target, today=None):
                              "library's HTTPS cannot be told: %s" % (len(breaking), first['endpoint'],
                                                                      first['result'], usage.get('why')))
         return UNKNOWN, 'endpoints fail verification, and whether it verifies today cannot be told'
-    unproven = [e for e in target.endpoints if e['result'] not in (tlsprobe.OK, tlsprobe.NOT_TLS)]
+    unproven = [e for e in https if e['result'] not in (tlsprobe.OK, tlsprobe.NOT_TLS)]
     if unproven:
         first = unproven[0]
         return UNKNOWN, '%d endpoint(s) could not be proven (%s: %s: %s)' % (
             len(unproven), first['endpoint'], first['result'] or 'not probed', first['error'])
-    failing = _verifying_failures(target, stacks)
+    dead = [e for e in https if e['result'] == tlsprobe.NOT_TLS]
+    if dead:
+        return ALREADY_FAILING, _dead(dead)
+    failing = _verifying_failures(target, stacks, https)
     if failing:
         return ALREADY_FAILING, '%s fails verification today; the standard library would pass' % failing
-    if tlsprobe.OK in results:
-        return OK, 'every endpoint passes verification, its name checked'
-    return OK, 'no endpoint speaks TLS'
+    return OK, 'every endpoint passes verification, its name checked'
 
 
-def _verifying_failures(target, stacks):
+def _plain(endpoint):
+    """Whether an endpoint is an observed connection that does not speak TLS."""
+    return endpoint.get('source') == OBSERVED and endpoint.get('result') == tlsprobe.NOT_TLS
+
+
+def _no_tls(target):
+    plain = [e['endpoint'] for e in target.endpoints if _plain(e)]
+    return ('no connection it was seen making speaks TLS (%s: not_tls): plain HTTP or another protocol, which '
+            'verification does not touch, or HTTPS to a port that does not speak it, failing either way; declare '
+            'its HTTPS endpoints, if it has any (pep493_https_forecast_endpoints)' % ', '.join(plain))
+
+
+def _dead(endpoints):
+    first = endpoints[0]
+    return ('%d declared endpoint(s) cannot be reached over TLS (%s: %s: %s): it fails there today and will after '
+            'enforcing' % (len(endpoints), first['endpoint'], first['result'], first.get('error')))
+
+
+def _ungoverned_verdict(target, usage, stacks, https):
+    """The verdict of a target whose code uses no stack the knobs govern: enforcing changes nothing
+    for it; what it gets today is told where it can be."""
+    failing = _verifying_failures(target, stacks, https)
+    if failing:
+        return ALREADY_FAILING, ('%s, and %s fails verification today; enforcing changes nothing for it'
+                                 % (usage.get('why'), failing))
+    dead = [e for e in https if e.get('source') == DECLARED and e['result'] in CONNECTION_FAILURES]
+    if dead:
+        return ALREADY_FAILING, '%s; %s' % (usage.get('why'), _dead(dead))
+    unproven = [e for e in https if e['result'] is None or e['result'] in CONNECTION_FAILURES]
+    if unproven:
+        first = unproven[0]
+        return UNKNOWN, ('%s: enforcing changes nothing for it, but whether it works today cannot be told: %d '
+                         'endpoint(s) could not be proven (%s: %s: %s)'
+                         % (usage.get('why'), len(unproven), first['endpoint'], first['result'] or 'not probed',
+                            first['error']))
+    if target.endpoints and not https:
+        return UNKNOWN, '%s: enforcing changes nothing for it; %s' % (usage.get('why'), _no_tls(target))
+    if _verifies_anyway(stacks):
+        unnamed = [e for e in https if e['result'] == tlsprobe.NAME_UNKNOWN
+                   or (e.get('requests') or {}).get('result') == tlsprobe.NAME_UNKNOWN]
+        if unnamed:
+            return UNKNOWN, ('%s: enforcing changes nothing for it, but it verifies today, names included, and the '
+                             'name it asks %s for is not known (seen by its address only): declare the endpoint '
+                             'with its server_name' % (usage.get('why'), unnamed[0]['endpoint']))
+    return UNAFFECTED, '%s: enforcing changes nothing for it' % usage.get('why')
+
+
+def _verifies_anyway(stacks):
+    """Whether a stack the target uses verifies whatever the knobs say (requests; urllib3 1.25+)."""
+    return bool((stacks.get('requests') or {}).get('used')
+                or ((stacks.get('urllib3') or {}).get('used') and (stacks.get('urllib3') or {}).get('verifies_without_knobs')))
+
+
+def _verifying_failures(target, stacks, endpoints):
     """The stack that verifies today whatever the knobs say (requests; urllib3 1.25 and later,
     which trusts what the standard library trusts) and fails on an endpoint, as text, or None."""
     if (stacks.get('requests') or {}).get('used'):
-        for endpoint in target.endpoints:
+        for endpoint in endpoints:
             found = endpoint.get('requests') or {}
             if found.get('result') in tlsprobe.VERIFY_FAILURES:
                 return 'requests (with its bundle %s) on %s: %s' % (
                     (target.answer or {}).get('requests_bundle'), endpoint['endpoint'], found['result'])
     urllib3 = stacks.get('urllib3') or {}
     if urllib3.get('used') and urllib3.get('verifies_without_knobs'):
-        for endpoint in target.endpoints:
+        for endpoint in endpoints:
             if endpoint['result'] in tlsprobe.VERIFY_FAILURES:
                 return 'urllib3 on %s: %s' % (endpoint['endpoint'], endpoint['result'])
     return None

@@ -33,11 +33,14 @@ def host(root, live):
                                             runtime.ProcessTable(proc), {}))
 
 
-def target_with(results, governed=True, stacks=None, requests=None, name='legacy.service'):
-    """A probed target: one endpoint per result (``requests``: requests' own result of each)."""
+def target_with(results, governed=True, stacks=None, requests=None, name='legacy.service', sources=None):
+    """A probed target: one endpoint per result (``requests``: requests' own result of each;
+    ``sources``: 'd' declared or 'o' observed of each, all declared by default)."""
     target = forecast.Target(name, '/usr/bin/python2.7')
     for index, result in enumerate(results):
-        target.add_endpoint('10.0.0.%d' % (index + 1), 443, 'host%d.example.com' % index, forecast.DECLARED)
+        observed = sources is not None and sources[index] == 'o'
+        target.add_endpoint('10.0.0.%d' % (index + 1), 443, None if observed else 'host%d.example.com' % index,
+                            forecast.OBSERVED if observed else forecast.DECLARED)
         target.endpoints[-1].update(result=result, error=None if result == 'ok' else 'why %s' % result,
                                     requests=dict(result=requests[index]) if requests else None)
     target.usage = dict(governed=governed, why='it uses urllib2 (agent.py line 3)' if governed
@@ -55,8 +58,8 @@ def target_with(results, governed=True, stacks=None, requests=None, name='legacy
     (False, ['untrusted'], None, 'unknown'),       # would break if its code used urllib2: cannot tell
     (False, ['ok'], True, 'ok'),
     (False, ['ok'], None, 'ok'),                   # passes whatever it uses
-    (True, ['ok', 'not_tls'], True, 'ok'),
-    (False, ['not_tls'], True, 'ok'),
+    (True, ['ok', 'not_tls'], True, 'already_failing'),   # declared HTTPS, and it does not speak TLS
+    (False, ['not_tls'], True, 'already_failing'),
     (False, ['ok', 'timeout'], True, 'unknown'),
     (False, ['ok', 'handshake_failed'], True, 'unknown'),   # a cut handshake proves nothing
     (False, ['name_unknown'], True, 'unknown'),             # seen by its address: its name not checked
@@ -69,6 +72,42 @@ def target_with(results, governed=True, stacks=None, requests=None, name='legacy
 ])
 def test_verdicts(today, results, governed, expected):
     found, why = forecast.verdict(target_with(results, governed), today)
+    assert found == expected, why
+    assert why
+
+
+# An observed connection that does not speak TLS is plain HTTP or another protocol, which
+# verification does not touch (or HTTPS to the wrong port, failing either way): it is left out,
+# and a service with nothing else is unknown, never ok. A declared endpoint is HTTPS by the
+# operator's word: not speaking TLS, it fails today and after.
+@pytest.mark.parametrize('today, results, sources, governed, stacks, expected', [
+    (False, ['not_tls'], 'o', True, None, 'unknown'),
+    (False, ['not_tls', 'ok'], 'od', True, None, 'ok'),
+    (False, ['not_tls', 'untrusted'], 'od', True, None, 'would_break'),
+    (False, ['not_tls', 'not_tls'], 'od', True, None, 'already_failing'),
+    (False, ['not_tls'], 'o', None, None, 'unknown'),
+    # a stack the knobs do not govern: enforcing changes nothing, but what it gets today is told
+    (False, ['not_tls'], 'd', False, None, 'already_failing'),
+    (False, ['timeout'], 'd', False, None, 'already_failing'),
+    (False, ['handshake_failed'], 'd', False, None, 'already_failing'),
+    (False, ['unreachable'], 'd', False, None, 'already_failing'),
+    (False, ['not_tls'], 'o', False, None, 'unknown'),
+    (False, ['timeout'], 'o', False, None, 'unknown'),
+    (False, ['handshake_failed'], 'o', False, None, 'unknown'),
+    (False, ['ok', None], 'dd', False, None, 'unknown'),        # not probed
+    (False, ['not_tls', 'ok'], 'od', False, None, 'unaffected'),
+    (False, ['untrusted'], 'd', False, None, 'unaffected'),     # nothing it uses verifies
+    (False, ['name_unknown'], 'o', False, None, 'unaffected'),
+    # a stack that verifies whatever the knobs say, on a connection whose name is not known
+    (False, ['name_unknown'], 'o', False, dict(urllib3=dict(used=True, verifies_without_knobs=True)), 'unknown'),
+    (False, ['name_unknown'], 'o', False, dict(requests=dict(used=True, verifies_without_knobs=True)), 'unknown'),
+    (False, ['ok'], 'd', False, dict(urllib3=dict(used=True, verifies_without_knobs=True)), 'unaffected'),
+])
+def test_verdicts_by_source(today, results, sources, governed, stacks, expected):
+    requests = [None if r is None else ('name_unknown' if r == 'name_unknown' else r) for r in results]
+    if not (stacks or {}).get('requests'):
+        requests = None
+    found, why = forecast.verdict(target_with(results, governed, stacks, requests=requests, sources=sources), today)
     assert found == expected, why
     assert why
 
