@@ -52,6 +52,7 @@ ARGUMENT_SPEC = dict(
     audit_interpreters=dict(type='list', elements='str', default=[]),
     forecast=dict(type='bool', default=True),
     on_predicted_break=dict(type='str', default='fail'),
+    on_unknown=dict(type='str', default='keep'),
     forecast_exception_days=dict(type='raw', default=30),
     forecast_endpoints=dict(type='list', elements='dict', default=[]),
     forecast_observe_seconds=dict(type='float', default=0.0),
@@ -191,7 +192,7 @@ class PolicyRun(object):
         plan = self.plan_policy()
         info = self.module('verification_info', AUDIT, self.info_args())
         verdict = None if plan['problems'] else compliance.compliance(
-            info, self.args['verify'], plan['allowed'], self.args['exclusive'], self.args['expired'])
+            info, self.args['verify'], plan['allowed'], self.args['exclusive'], self.args['expired'], self.automatic())
         self.status = dict(policy=self.policy_of(plan), info=info, compliance=verdict, check_mode=self.check_mode,
                            problems=plan['problems'])
         if plan['problems']:
@@ -247,7 +248,8 @@ class PolicyRun(object):
         days = args['forecast_exception_days']
         if isinstance(days, str) and days.strip().isdigit():
             days = int(days)
-        self.forecast_result = predicted_breaks.plan_forecast(found, self.plan, args['on_predicted_break'], days)
+        self.forecast_result = predicted_breaks.plan_forecast(found, self.plan, args['on_predicted_break'], days,
+                                                              on_unknown=args['on_unknown'])
         if self.forecast_result['problems']:
             raise StepFailed(REFUSE_BREAKS, 'Predicted breaks, nothing was changed: %s'
                              % '; '.join(self.forecast_result['problems']))
@@ -263,7 +265,7 @@ class PolicyRun(object):
             exclusive=args['exclusive'])))
         self.status = policy_run.predicted_status(info, args['verify'], self.plan['allowed'], args['exclusive'],
                                                   self.plan['expired'], args['expired'], args['restart'],
-                                                  self.check_mode)
+                                                  self.check_mode, self.automatic())
         verdict = self.status['compliance']
         if not verdict['compliant'] and args['fail_when_noncompliant']:
             raise StepFailed(REFUSE_PREDICTION, 'would be %s - %s. Nothing was changed.'
@@ -306,7 +308,7 @@ class PolicyRun(object):
             return
         info = self.module('verification_info', AUDIT, self.info_args())
         verdict = compliance.compliance(info, self.args['verify'], self.plan['allowed'], self.args['exclusive'],
-                                        self.args['expired'])
+                                        self.args['expired'], self.automatic())
         self.status = dict(policy=self.policy_of(self.plan), info=info, compliance=verdict,
                            check_mode=self.check_mode)
         if not verdict['compliant'] and self.args['fail_when_noncompliant']:
@@ -357,6 +359,10 @@ class PolicyRun(object):
         skip_tags = set(self.task_vars.get('ansible_skip_tags') or [])
         tags = own | set([tag])
         return not (tags & skip_tags) and bool(run_tags & (tags | set(['all', 'tagged'])))
+
+    def automatic(self):
+        """Whether the forecast may grant exceptions under this policy (they are part of it then)."""
+        return self.args['on_predicted_break'] == 'except' or self.args['on_unknown'] == 'keep'
 
     def info_args(self, planned=None):
         return dict(path=self.args['cfg_path'], root=self.root, interpreters=self.args['audit_interpreters'],

@@ -14,13 +14,13 @@ from ansible_collections.pep493.https.plugins.plugin_utils import policy_plan as
 from ansible_collections.pep493.https.plugins.plugin_utils import predicted_breaks as rules
 
 
-def forecast_plan(forecast, plan, on_break='fail', days=30, today=None):
+def forecast_plan(forecast, plan, on_break='fail', days=30, today=None, on_unknown='keep'):
     """The policy plan with the forecast's automatic exceptions (``rules.plan_forecast``)."""
     try:
         day = dates.today() if today is None else policy.as_date(today, 'today')
         if isinstance(days, str) and days.strip().isdigit():
             days = int(days)
-        return rules.plan_forecast(forecast or {}, plan or {}, on_break, days, day)
+        return rules.plan_forecast(forecast or {}, plan or {}, on_break, days, day, on_unknown)
     except policy.PolicyError as exc:
         raise AnsibleFilterError(str(exc))
 

@@ -20,16 +20,29 @@ description:
     line), except those O(keep_unverified) names, unless O(all_python2=true).
   - "Endpoints of a service: those declared in O(endpoints), and those observed: the outgoing TCP connections
     of the processes of its cgroup (their socket inodes matched in C(/proc/<pid>/net/tcp) and C(tcp6)),
-    looked at once, or over O(observe_seconds). An observed endpoint is an IP address: its chain and dates are
-    checked, its host name is not (RV(services[].endpoints[].hostname_checked) is false)."
-  - Each endpoint is probed by a TLS handshake only (no application data) made by the service's own
+    looked at once, or over O(observe_seconds). An observed endpoint is an IP address: the name the service asks
+    for is not known, so its result is V(name_unknown) even when its chain is trusted - declare it with its
+    O(endpoints[].server_name)."
+  - "PEP 493's knobs govern one thing: the standard library's default HTTPS context (C(urllib2), C(httplib),
+    C(xmlrpclib), C(urllib)). So the code each Python 2 command runs (its script, C(-m) module or C(-c) text) is
+    read, with the modules it imports from outside the standard library, found as its interpreter finds them -
+    read-only and bounded - to learn which HTTPS stacks it uses (RV(services[].stacks)): requests, urllib3 and
+    raw C(ssl) verify or not by their own rules, whatever the knobs say."
+  - Each endpoint is probed by TLS handshakes only (no application data) made by the service's own
     interpreter, with the environment systemd gives the service (C(SSL_CERT_FILE), C(SSL_CERT_DIR) and the
-    rest) without C(PYTHONHTTPSVERIFY), using that interpreter's default verifying context
-    (C(ssl.create_default_context())) - so the answer is what the service itself will see once it verifies.
-    The peer certificate's subject, issuer, names and dates come from an unverified handshake made first.
-  - Bounded - one timeout per endpoint (O(timeout)), never retried, so an endpoint that does not answer costs
-    one timeout; one deadline for the host (O(budget)); at most O(max_endpoints) endpoints. Endpoints of one
-    interpreter and environment are probed by one process, several at a time; the processes run at once.
+    rest) without C(PYTHONHTTPSVERIFY) - so the answer is what the service itself will see. One handshake with
+    that interpreter's default verifying context (C(ssl.create_default_context()), what the standard library uses
+    once the knobs say verify), and, where requests is installed, one with only the CA bundle requests loads in
+    that environment (C(REQUESTS_CA_BUNDLE), C(CURL_CA_BUNDLE), else its C(certs.where()), which distributions
+    point at the system bundle). The peer certificate's subject, issuer, names and dates come from an unverified
+    handshake made first.
+  - Never V(ok) unless proven - a handshake cut off or reset, a timeout, a name not checked, code that could not
+    all be read, give V(unknown) with the reason and what to declare.
+  - Bounded - one deadline per endpoint (O(timeout)) for its name lookup, its connection and every handshake
+    together, never retried; one deadline for the host (O(budget)), whatever the size of the input; at most
+    O(max_endpoints) endpoints; finite limits only. Endpoints of one interpreter and environment are probed by
+    one process, several at a time; at most 8 processes run at once, each in its own process group, which the
+    deadline ends whole.
   - Endpoints declared without O(endpoints[].services) are the host's own (cron jobs, scripts), probed by
     O(interpreter) in a clean environment (C(PATH) and C(LC_ALL=C) only).
 author:
@@ -185,16 +198,37 @@ services:
       sample: {"reason": "forecast: would break on ambari.example.com:8440 (untrusted)", "expires": "2030-01-31"}
     verdict:
       description:
-        - V(would_break) - it runs unverified today and an endpoint fails verification.
-        - V(already_failing) - it verifies today and an endpoint fails verification.
-        - V(ok) - every endpoint was checked, and each passes verification or does not speak TLS.
-        - V(unknown) - no endpoint was seen or declared, an endpoint could not be checked, or it cannot be told
-          whether it verifies today. Never reported as V(ok).
+        - V(would_break) - its code uses the standard library's HTTPS, it runs unverified today, and an endpoint
+          fails verification.
+        - V(already_failing) - a stack that verifies today fails on an endpoint (the standard library when it
+          verifies already, requests with its bundle, urllib3 1.25 and later), or a declared endpoint cannot be
+          reached over TLS at all (it fails there today and after).
+        - V(unaffected) - its code uses no HTTPS the knobs govern (requests, urllib3 or raw C(ssl) only, or none);
+          enforcing changes nothing for it, and an exception for it does nothing.
+        - V(ok) - every endpoint was checked, its name included, and each passes verification. An observed
+          connection that does not speak TLS (plain HTTP or another protocol) is left out; a service with only
+          such connections is V(unknown).
+        - V(unknown) - no endpoint was seen or declared, an endpoint could not be proven, whether its code uses the
+          standard library's HTTPS cannot be told where that matters, or whether it verifies today cannot be told;
+          for a service on a stack the knobs do not govern, whether it works today cannot be told (an observed
+          connection cut off, or a stack that checks names on a connection seen by its address only).
+          Never reported as V(ok).
       type: str
       sample: would_break
     why:
-      description: The reason for the verdict, one sentence.
+      description: The reason for the verdict, one sentence, with what to declare when it is V(unknown).
       type: str
+    governed:
+      description:
+        - Whether its Python 2 code uses the standard library's HTTPS, which the knobs govern; null when that cannot
+          be told (code that could not all be read, a limit of the walk).
+      type: bool
+    stacks:
+      description:
+        - Per HTTPS stack (C(stdlib), C(requests), C(urllib3), C(raw_ssl), C(pycurl), C(httplib2), C(other)) - whether
+          its code uses it (C(used), null when that cannot be told), whether the knobs govern it (C(governed)),
+          whether it verifies without the knobs (C(verifies_without_knobs)), whose trust it uses (C(trust)) and notes.
+      type: dict
     processes:
       description: The PIDs of its cgroup, whose connections were observed.
       type: list
@@ -221,15 +255,24 @@ services:
           description: V(declared) or V(observed).
           type: str
         hostname_checked:
-          description: Whether the host name was checked; false for an IP address without a server name.
+          description:
+            - Whether a name is checked - its O(endpoints[].server_name), or the address itself for an endpoint
+              declared by its address alone (what a client asking for that address checks); false for an observed one.
           type: bool
         result:
           description:
-            - V(ok), V(untrusted) (unknown CA, self-signed), V(expired) (also not yet valid), V(hostname_mismatch),
-              V(not_tls), V(unreachable) or V(timeout).
+            - What the standard library sees once it verifies - V(ok), V(untrusted) (unknown CA, self-signed),
+              V(expired) (also not yet valid), V(hostname_mismatch), V(name_unknown) (the chain is trusted but the
+              name asked for is not known), V(not_tls) (it answered, not in TLS), V(handshake_failed) (cut off or
+              reset before the certificates were checked), V(unreachable) or V(timeout).
             - Null when not probed (RV(services[].endpoints[].error) says why).
           type: str
           sample: untrusted
+        requests:
+          description:
+            - What requests sees with its own bundle - C(result) and C(error), as above; null where requests is not
+              installed for its interpreter.
+          type: dict
         error:
           description: What the handshake said, or why it was not made; null when V(ok).
           type: str
@@ -281,6 +324,9 @@ summary:
     already_failing:
       description: How many fail already.
       type: int
+    unaffected:
+      description: How many use no HTTPS the knobs govern.
+      type: int
     unknown:
       description: How many cannot be told.
       type: int
@@ -288,7 +334,7 @@ summary:
       description: How many endpoints were probed.
       type: int
     findings:
-      description: One sentence per endpoint that breaks a service.
+      description: One sentence per endpoint that breaks a service, then one per service that cannot be forecast.
       type: list
       elements: str
       sample: ["legacy-app.service: would break on 10.0.4.7:636 (untrusted); issuer commonName=Example Private CA"]

@@ -470,9 +470,15 @@ services:
     effect:
       description:
         - Why RV(services[].effective) is what it is - V(python2), V(python3), V(ignore-environment),
-          V(env-unset), V(env-override), V(masked), V(cannot-start), V(not-loaded), V(no-command) or V(unknown).
+          V(env-unset), V(env-override), V(masked), V(cannot-start), V(not-loaded), V(no-command), V(unknown), or
+          V(not-governed) - its Python 2 code (the scripts its commands run and the modules they import, read
+          from the files, nothing run) uses no HTTPS the variable governs, such as requests, urllib3 or ssl alone.
       type: str
       sample: python2
+    effect_why:
+      description: With RV(services[].effect=not-governed), what its code uses instead (and where); null otherwise.
+      type: str
+      sample: it uses requests, which PYTHONHTTPSVERIFY and the cfg file do not govern
     errors:
       description:
         - Problems met reading this unit's configuration (for example a missing C(EnvironmentFile=), which keeps

@@ -103,6 +103,10 @@ options:
     description: C(fail), C(except) or C(warn) on a predicted break (C(pep493_https_on_predicted_break)).
     type: str
     default: fail
+  on_unknown:
+    description: C(keep), C(enforce) or C(fail) a service the forecast cannot tell about (C(pep493_https_on_unknown)).
+    type: str
+    default: keep
   forecast_exception_days:
     description: Days ahead an automatic exception expires (C(pep493_https_forecast_exception_days)).
     type: raw

@@ -19,6 +19,7 @@ import posixpath
 from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
 from ansible_collections.pep493.https.plugins.module_utils._syntax import unit_names
 from ansible_collections.pep493.https.plugins.plugin_utils.policy_plan import PolicyError, RESTARTS
+from ansible_collections.pep493.https.plugins.plugin_utils.predicted_breaks import AUTOMATIC
 
 # Compliance states, best first: the report shows them in this order.
 STATES = ('compliant', 'compliant_with_exceptions', 'pending_restart', 'non_compliant', 'unreachable')
@@ -56,12 +57,15 @@ def _config_reasons(config, verify):
     return []
 
 
-def compliance(info, verify='enable', exceptions=None, exclusive=True, expired='remove'):
+def compliance(info, verify='enable', exceptions=None, exclusive=True, expired='remove', automatic=False):
     """How one host stands against the policy.
 
     ``info`` is a ``verification_info`` result; ``exceptions`` the exceptions the policy allows
-    (``plan_policy(...)['allowed']``). Returns ``state`` (one of STATES), ``compliant`` and the
-    ``reasons`` (non-compliance) and ``warnings`` in plain words.
+    (``plan_policy(...)['allowed']``); ``automatic``: the policy lets the forecast grant exceptions
+    (``pep493_https_on_predicted_break: except`` or ``pep493_https_on_unknown: keep``), so a drop-in
+    of the collection whose reason says it was the forecast's is part of the policy until its date.
+    Returns ``state`` (one of STATES), ``compliant`` and the ``reasons`` (non-compliance) and
+    ``warnings`` in plain words.
     """
     if not isinstance(info, dict):
         raise PolicyError('compliance expects a verification_info result, got %s' % type(info).__name__)
@@ -78,7 +82,7 @@ def compliance(info, verify='enable', exceptions=None, exclusive=True, expired='
         reasons.append('a Python 2 program on this host does not verify certificates by default')
 
     services = info.get('services') or []
-    seen, pending = set(), []
+    seen, pending, automatic_seen = set(), [], []
     for service in services:
         name = _service_name(service)
         seen.add(name)
@@ -92,7 +96,12 @@ def compliance(info, verify='enable', exceptions=None, exclusive=True, expired='
             continue
         if value is None or str(value) != '0':
             continue
-        if service.get('managed') and service.get('expired'):
+        if automatic and service.get('managed') and not service.get('expired') and str(
+                service.get('reason') or '').startswith(AUTOMATIC):
+            warnings.append('%s keeps an automatic exception of the forecast until %s (%s)'
+                            % (name, service.get('expires'), service.get('reason')))
+            automatic_seen.append(name)
+        elif service.get('managed') and service.get('expired'):
             message = '%s keeps an exception that expired on %s' % (name, service.get('expires'))
             (warnings if expired == 'keep' else reasons).append(message)
         elif service.get('managed') and not exclusive:
@@ -110,7 +119,7 @@ def compliance(info, verify='enable', exceptions=None, exclusive=True, expired='
         state = 'non_compliant'
     elif pending:
         state = 'pending_restart'
-    elif any(str(s.get('value')) == '0' for s in services if _service_name(s) in allowed):
+    elif automatic_seen or any(str(s.get('value')) == '0' for s in services if _service_name(s) in allowed):
         state = 'compliant_with_exceptions'
     else:
         state = 'compliant'
@@ -134,7 +143,8 @@ def restarted_by_plan(info, restart='never'):
     return units
 
 
-def predicted_compliance(info, verify='enable', exceptions=None, exclusive=True, expired='remove', restart='never'):
+def predicted_compliance(info, verify='enable', exceptions=None, exclusive=True, expired='remove', restart='never',
+                         automatic=False):
     """How the host will stand once the plan is applied: ``compliance`` of ``info``, a
     ``verification_info`` result of the planned state (its option ``planned``), with the restarts
     ``service_verification`` will make (``restart``) taken into account, and what the writing modules
@@ -149,7 +159,7 @@ def predicted_compliance(info, verify='enable', exceptions=None, exclusive=True,
     if restarted:
         info = dict(info, services=[dict(service, pending_restart=False) if _service_name(service) in restarted
                                     else service for service in info.get('services') or []])
-    verdict = compliance(info, verify, exceptions, exclusive, expired)
+    verdict = compliance(info, verify, exceptions, exclusive, expired, automatic)
     # a plan a writing module would refuse cannot succeed: its message says what to do
     refusals = [str(refusal) for refusal in info.get('planned_refusals') or []]
     if refusals:

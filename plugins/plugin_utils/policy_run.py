@@ -110,7 +110,7 @@ def prediction_as_audit(status, cfg=None, services=None, verify='enable'):
 
 
 def predicted_status(info, verify='enable', exceptions=None, exclusive=True, expired_exceptions=None, expired='remove',
-                     restart='never', check_mode=False):
+                     restart='never', check_mode=False, automatic=False):
     """The enforce entry point's ``pep493_https_status`` from its prediction (``info``, the
     ``verification_info`` result of the planned state), in one step: the policy, the prediction and
     its verdict (``predicted_compliance``). When the prediction shows that neither writing module
@@ -120,7 +120,8 @@ def predicted_status(info, verify='enable', exceptions=None, exclusive=True, exp
     ``exceptions`` are the plan's allowed ones, ``expired_exceptions`` its expired ones."""
     status = dict(policy=dict(verify=verify, exclusive=exclusive, exceptions=exceptions or [],
                               expired=expired_exceptions or []),
-                  info=info, compliance=rules.predicted_compliance(info, verify, exceptions, exclusive, expired, restart),
+                  info=info, compliance=rules.predicted_compliance(info, verify, exceptions, exclusive, expired, restart,
+                                                                   automatic),
                   check_mode=check_mode, predicted=True)
     unchanged = unchanged_by_plan(info)
     if not (unchanged['cfg'] and unchanged['services']):

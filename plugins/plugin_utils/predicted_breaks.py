@@ -9,6 +9,11 @@ exception through the normal exception path: an item for service_verification wh
 names the endpoint and the failure) or ``warn``. An automatic exception is one whose reason
 starts with ``forecast:``; a later run keeps its expiry date while the cause remains, does not
 renew it once that date has passed, and removes it once the cause is gone.
+
+``pep493_https_on_unknown``: what a service gets that does not verify today and cannot be
+forecast (the forecast is never taken for ``ok`` when it could not prove it): ``keep`` (the
+default: a time-boxed automatic exception keeps it as it is), ``enforce`` (it verifies like the
+rest) or ``fail``. Every such service is named in a warning.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -23,6 +28,7 @@ from ansible_collections.pep493.https.plugins.plugin_utils import policy_plan as
 from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
 
 ON_BREAK = ('fail', 'except', 'warn')
+ON_UNKNOWN = ('keep', 'enforce', 'fail')
 AUTOMATIC = 'forecast: '
 REASON_MAX = 200
 ADVICE = {'untrusted': 'trust its CA or this certificate', 'expired': 'renew the certificate',
@@ -52,7 +58,11 @@ def reason_for(breaks):
                                            ', issuer ' + first['issuer'] if first['issuer'] else '')
     if len(breaks) > 1:
         text += ' and %d more' % (len(breaks) - 1)
-    text = _printable(text)
+    return _clipped(_printable(text))
+
+
+def _clipped(text):
+    """An automatic exception's reason within the drop-in's rules: one line, at most REASON_MAX."""
     if len(text) > REASON_MAX:
         text = text[:REASON_MAX - 3] + '...'
     return text.rstrip('\\')
@@ -64,7 +74,7 @@ def describe(item):
                                                 item['result'], issuer, item['advice'])
 
 
-def plan_forecast(forecast, plan, on_break='fail', days=30, day=None):
+def plan_forecast(forecast, plan, on_break='fail', days=30, day=None, on_unknown='keep'):
     """The policy plan (policy.plan_policy) with what the forecast asks for.
 
     Returns ``breaks`` (every endpoint that would break a service or a host-wide script),
@@ -75,6 +85,9 @@ def plan_forecast(forecast, plan, on_break='fail', days=30, day=None):
     if on_break not in ON_BREAK:
         raise policy.PolicyError('pep493_https_on_predicted_break %s: use one of %s'
                                  % (dropin.show(on_break), ', '.join(ON_BREAK)))
+    if on_unknown not in ON_UNKNOWN:
+        raise policy.PolicyError('pep493_https_on_unknown %s: use one of %s'
+                                 % (dropin.show(on_unknown), ', '.join(ON_UNKNOWN)))
     if isinstance(days, bool) or not isinstance(days, int) or days < 1:
         raise policy.PolicyError('pep493_https_forecast_exception_days %s: give a whole number of days, 1 or more'
                                  % dropin.show(days))
@@ -90,13 +103,13 @@ def plan_forecast(forecast, plan, on_break='fail', days=30, day=None):
         name = entry.get('service')
         if name in named or not entry.get('policy_verifies', True):
             continue
-        _plan_service(entry, name, on_break, days, day, result)
+        _plan_service(entry, name, on_break, days, day, result, on_unknown)
     result['services'] = list(plan.get('services') or []) + result['granted'] + result['removed']
     result['allowed'] = list(plan.get('allowed') or []) + result['granted']
     return result
 
 
-def _plan_service(entry, name, on_break, days, day, result):
+def _plan_service(entry, name, on_break, days, day, result, on_unknown='keep'):
     exception = entry.get('exception') or {}
     automatic = (exception.get('reason') or '').startswith(AUTOMATIC)
     expires = exception.get('expires') if automatic else None
@@ -112,8 +125,35 @@ def _plan_service(entry, name, on_break, days, day, result):
                                       % (name, expires, describe(breaks[0])))
         else:
             (result['problems'] if on_break == 'fail' else result['warnings']).extend(describe(b) for b in breaks)
-    elif automatic and entry.get('verdict') == 'unknown' and not lapsed:
-        # the cause cannot be checked now: the exception stays until its date
-        result['granted'].append(dict(name=name, verify=False, reason=exception['reason'], expires=expires))
+    elif entry.get('verdict') == 'unknown':
+        _plan_unknown(entry, name, days, day, result, on_unknown, exception if automatic else None, lapsed)
     elif automatic:
         result['removed'].append(dict(name=name, state='absent'))
+
+
+def _plan_unknown(entry, name, days, day, result, on_unknown, automatic, lapsed):
+    """A service the forecast cannot tell about: kept as it is, enforced, or failed, and named."""
+    why = _printable(entry.get('why') or 'the forecast cannot tell')
+    if entry.get('verifies_today') is True:
+        result['warnings'].append('%s cannot be forecast (%s); it verifies today, so enforcing does not change it'
+                                  % (name, why))
+        if automatic is not None:
+            result['removed'].append(dict(name=name, state='absent'))
+        return
+    if on_unknown == 'fail':
+        result['problems'].append('%s cannot be forecast (%s) and pep493_https_on_unknown is fail; declare its '
+                                  'endpoints (pep493_https_forecast_endpoints) or give it an exception' % (name, why))
+    elif on_unknown == 'enforce':
+        result['warnings'].append('%s cannot be forecast (%s); it is enforced all the same '
+                                  '(pep493_https_on_unknown: enforce)' % (name, why))
+        if automatic is not None:
+            result['removed'].append(dict(name=name, state='absent'))
+    elif automatic is not None and lapsed:
+        result['problems'].append('%s: its automatic exception expired on %s and is not renewed, and it still '
+                                  'cannot be forecast (%s)' % (name, automatic['expires'], why))
+    else:
+        until = automatic['expires'] if automatic is not None else (day + datetime.timedelta(days=days)).isoformat()
+        reason = automatic['reason'] if automatic is not None else _clipped('%scannot tell: %s' % (AUTOMATIC, why))
+        result['granted'].append(dict(name=name, verify=False, reason=reason, expires=until))
+        result['warnings'].append('%s cannot be forecast (%s): its exception is kept until %s '
+                                  '(pep493_https_on_unknown: keep)' % (name, why, until))

@@ -12,6 +12,7 @@ __metaclass__ = type
 import os
 import socket
 import ssl
+import struct
 import subprocess
 import threading
 
@@ -48,7 +49,8 @@ def make_certificates(folder):
 
 class Server(object):
     """A loopback server on a free port; ``kind``: 'tls' (with ``cert``), 'plain' (answers
-    with an HTTP error line and closes) or 'black_hole' (accepts and never answers).
+    with an HTTP error line and closes), 'reset' (reads the ClientHello, then resets the
+    connection) or 'black_hole' (accepts and never answers).
     ``connections`` counts the connections accepted."""
 
     def __init__(self, kind, cert=None):
@@ -81,6 +83,11 @@ class Server(object):
             try:
                 if self.kind == 'plain':
                     conn.sendall(b'HTTP/1.0 400 Bad Request\r\n\r\n')
+                elif self.kind == 'reset':
+                    # a transient reset mid-handshake: the ClientHello read, then RST, no answer
+                    conn.settimeout(5)
+                    conn.recv(1024)
+                    conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack('ii', 1, 0))
                 else:
                     conn.settimeout(5)
                     tls = self.context.wrap_socket(conn, server_side=True)

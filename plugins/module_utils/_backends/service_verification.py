@@ -30,12 +30,14 @@ VARIABLE = dropin.VARIABLE
 class Described(object):
     """What the host model says about the unit of one DropinPlan, once the plan is applied."""
 
-    __slots__ = ('unit_known', 'effective', 'effect', 'exec_start', 'active_state', 'value', 'value_known', 'source')
+    __slots__ = ('unit_known', 'effective', 'effect', 'why', 'exec_start', 'active_state', 'value', 'value_known',
+                 'source')
 
     def __init__(self):
         self.unit_known = False
         self.effective = None
         self.effect = None
+        self.why = None
         self.exec_start = []
         self.active_state = None
         self.value = None
@@ -82,7 +84,9 @@ def describe(root, plans, loaded):
         info.active_state = state[1] if state else None
         info.exec_start = [[c.path] + list(c.argv[1:]) for c in service.config.exec_start_pre +
                            service.config.exec_start]
-        info.effective, info.effect = service.effect.effective, service.effect.kind
+        info.effective, info.effect = host.reach(service)
+        if info.effect == effects.NOT_GOVERNED:
+            info.why = host.usage(service)['why']
         info.value, info.value_known, setting = service.variable()
         info.source = setting.path if setting is not None else None
         described[item.name] = info
@@ -175,6 +179,9 @@ def warnings(item, shown, info):
     if info.effective is False and info.effect == effects.PYTHON3:
         found.append('%s runs Python 3 (ExecStart=%s): PYTHONHTTPSVERIFY has no effect on Python 3, so this drop-in '
                      'changes nothing (effective=false).' % (name, commands))
+    elif info.effective is False and info.effect == effects.NOT_GOVERNED:
+        found.append('%s: its Python 2 code uses no HTTPS that PYTHONHTTPSVERIFY governs (%s): this drop-in does '
+                     'nothing (effective=false); trust the CA it needs instead.' % (name, info.why))
     elif info.effective is False:
         found.append('%s: PYTHONHTTPSVERIFY never reaches Python 2 code there (%s: %s), so this drop-in changes '
                      'nothing (effective=false).' % (name, info.effect, commands))

@@ -21,13 +21,17 @@ from ansible_collections.pep493.https.plugins.module_utils._host import systemct
 from ansible_collections.pep493.https.plugins.module_utils._syntax import unit_names
 
 HOST_INTERPRETERS = ('/usr/bin/python2.7', '/usr/bin/python2', '/usr/local/bin/python2.7', '/usr/bin/python')
+# finite limits only: a forecast must end
+MAX_TIMEOUT = 300
+MAX_BUDGET = 3600
 
 
 def validate(params):
     """(declared endpoints, wanted units or None); raises ValueError naming the bad input."""
-    for name in ('timeout', 'budget'):
-        if not params[name] > 0:
-            raise ValueError('%s must be more than 0 seconds, not %s' % (name, params[name]))
+    for name, most in (('timeout', MAX_TIMEOUT), ('budget', MAX_BUDGET)):
+        # "not >" also catches NaN; an infinite limit is no limit
+        if not params[name] > 0 or not params[name] <= most:
+            raise ValueError('%s must be more than 0 and at most %d seconds, not %s' % (name, most, params[name]))
     if not 0 <= params['observe_seconds'] < params['budget']:
         raise ValueError('observe_seconds must be from 0 to less than budget (%s), not %s'
                          % (params['budget'], params['observe_seconds']))
@@ -90,6 +94,8 @@ def run(module):
     # the budget is the host's: watching the connections spent part of it
     left = max(params['budget'] - (time.time() - started), 0.1)
     probed = forecast.probe_targets(everything, params['timeout'], left, params['max_endpoints'])
+    # the code of each service, walked within what is left of the budget (never less than a second)
+    forecast.add_usage(targets, files, max(started + params['budget'], time.time() + 1.0))
     entries = [forecast.target_report(t) for t in targets]
     host_entry = forecast.target_report(host_target) if host_target is not None else None
     summary = forecast.summarize(entries + ([host_entry] if host_entry else []))

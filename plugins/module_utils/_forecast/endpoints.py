@@ -25,7 +25,7 @@ DEFAULT_PORT = 443
 ESTABLISHED = '01'
 SYN_SENT = '02'
 LISTEN = '0A'
-_NAME = re.compile(r'^[A-Za-z0-9_]([A-Za-z0-9_.-]*[A-Za-z0-9_])?$')
+_NAME = re.compile(r'^[A-Za-z0-9_]([A-Za-z0-9_.-]*[A-Za-z0-9_])?\Z')  # \Z: $ would take a trailing newline
 
 
 class EndpointError(ValueError):

@@ -18,7 +18,7 @@ __metaclass__ = type
 # Runs on Python 2.7.5 and 3.6 to 3.13, standard library only. Request (stdin, JSON, optional):
 # {"timeout": seconds (1 to 120, default 10), "import": names to import for real
 #  (default ["requests", "certifi"]; [] imports nothing and leaves ca_bundle to the variables)}.
-PACKAGE_SCRIPT = r'''
+PACKAGE_CODE = r'''
 import sys
 sys.dont_write_bytecode = True
 import json
@@ -230,24 +230,16 @@ def text(value):
     return value
 
 
-def main(real_stdout):
+def package_facts(request):
+    """What the interpreter has, as one dict; ``request``: {timeout, import}. Bounded by an alarm:
+    the caller runs it in the main thread."""
     result = dict(python=sys.version, version_info=list(sys.version_info[:3]), executable=sys.executable,
                   path=list(sys.path), dont_write_bytecode=sys.dont_write_bytecode, packages={}, errors=[],
                   timed_out=False, environment=dict((name, os.environ.get(name)) for name in (
                       'REQUESTS_CA_BUNDLE', 'CURL_CA_BUNDLE', 'SSL_CERT_FILE', 'SSL_CERT_DIR')))
     current = None
-    signal.signal(signal.SIGALRM, on_alarm)
-    signal.alarm(10)            # reading the request is bounded too, until it says otherwise
+    previous = signal.signal(signal.SIGALRM, on_alarm)
     try:
-        request = {}
-        try:
-            raw = sys.stdin.read(65536)
-            request = json.loads(raw) if raw.strip() else {}
-            if not isinstance(request, dict):
-                raise ValueError('the request is not a JSON object')
-        except (Exception, SystemExit) as exc:
-            result['errors'].append('request: %s: %s' % (type(exc).__name__, exc))
-            request = {}
         try:
             timeout = min(max(int(request.get('timeout', 10)), 1), 120)
             wanted = [name for name in request.get('import', ['requests', 'certifi']) if name in PACKAGES]
@@ -280,16 +272,45 @@ def main(real_stdout):
         if current is not None:
             current.update(importable=None, error='timed out while importing')
     signal.alarm(0)
+    signal.signal(signal.SIGALRM, previous)
     for name in ('urllib3', 'requests.packages.urllib3'):      # urllib3 1.25 and later verify by default
         facts = result['packages'].get(name) or {}
         numbers = version_tuple(facts.get('version'))
         facts['verifies_by_default'] = numbers >= (1, 25) if numbers else None
     result['elapsed'] = round(time.time() - STARTED, 3)
-    real_stdout.write(json.dumps(text(result), sort_keys=True) + '\n')
-    real_stdout.flush()
+    return text(result)
 
 
+def read_request(errors):
+    """The JSON request on stdin ({} when there is none); reading it is bounded by an alarm."""
+    previous = signal.signal(signal.SIGALRM, on_alarm)
+    signal.alarm(10)
+    request = {}
+    try:
+        try:
+            raw = sys.stdin.read(1 << 24)
+            request = json.loads(raw) if raw.strip() else {}
+            if not isinstance(request, dict):
+                raise ValueError('the request is not a JSON object')
+        except (Exception, SystemExit) as exc:
+            errors.append('request: %s: %s' % (type(exc).__name__, exc))
+            request = {}
+    except Timeout:
+        errors.append('request: timed out')
+    signal.alarm(0)
+    signal.signal(signal.SIGALRM, previous)
+    return request
+
+
+'''
+
+# The script alone: the request on stdin, one JSON object on stdout.
+PACKAGE_SCRIPT = PACKAGE_CODE + r'''
 REAL_STDOUT = sys.stdout
 sys.stdout = Sink()         # what an imported package prints must not spoil the JSON
-main(REAL_STDOUT)
+ERRORS = []
+FACTS = package_facts(read_request(ERRORS))
+FACTS['errors'][:0] = ERRORS
+REAL_STDOUT.write(json.dumps(FACTS, sort_keys=True) + '\n')
+REAL_STDOUT.flush()
 '''

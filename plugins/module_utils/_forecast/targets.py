@@ -4,10 +4,17 @@
 """verification_forecast: which Python 2 services would break once they verify, and why.
 
 From the host model (hostmodel): each Python 2 service, the interpreter its commands end in,
-the environment systemd gives it, the variable its main process has today, its processes.
-Each service's endpoints (declared, and observed by endpoints.observe) are probed by tlsprobe
-under that interpreter with that environment (PYTHONHTTPSVERIFY removed); the verdict says
-what happens once verification is on for it.
+the environment systemd gives it, the variable its main process has today, its processes, and
+the code its Python 2 commands run. Each service's endpoints (declared, and observed by
+endpoints.observe) are probed by tlsprobe under that interpreter with that environment
+(PYTHONHTTPSVERIFY removed), with the trust of each HTTPS stack it may use; its code is walked
+(usage) to learn whether it uses the standard library's HTTPS, the only thing the knobs govern.
+
+The verdict says what enforcing does to it: ``would_break`` (it uses the standard library's
+HTTPS, does not verify today, and an endpoint fails verification), ``already_failing`` (a stack
+that verifies today fails), ``unaffected`` (its code uses no stack the knobs govern: enforcing
+changes nothing), ``ok`` (every endpoint passes verification, its name checked), or
+``unknown`` with the reason and what to declare - never ``ok`` unless proven.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -19,16 +26,21 @@ import posixpath
 
 from ansible_collections.pep493.https.plugins.module_utils._forecast import endpoints as eps
 from ansible_collections.pep493.https.plugins.module_utils._forecast import tlsprobe
+from ansible_collections.pep493.https.plugins.module_utils._host import code_usage as usage_of
 from ansible_collections.pep493.https.plugins.module_utils._host import effect as effects
 from ansible_collections.pep493.https.plugins.module_utils._host import environment as service_env
 from ansible_collections.pep493.https.plugins.module_utils._report import services as records
+from ansible_collections.pep493.https.plugins.module_utils._syntax import quoting
 from ansible_collections.pep493.https.plugins.module_utils._syntax import unit_names
 
 WOULD_BREAK = 'would_break'
 OK = 'ok'
 ALREADY_FAILING = 'already_failing'
+UNAFFECTED = 'unaffected'
 UNKNOWN = 'unknown'
-VERDICTS = (WOULD_BREAK, OK, ALREADY_FAILING, UNKNOWN)
+VERDICTS = (WOULD_BREAK, OK, ALREADY_FAILING, UNAFFECTED, UNKNOWN)
+# failures of the connection itself, whatever is verified
+CONNECTION_FAILURES = (tlsprobe.NOT_TLS, tlsprobe.HANDSHAKE_FAILED, tlsprobe.UNREACHABLE, tlsprobe.TIMEOUT)
 DECLARED = 'declared'
 OBSERVED = 'observed'
 CLEAN_ENVIRONMENT = {'PATH': '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', 'LC_ALL': 'C'}
@@ -51,14 +63,24 @@ class Target(object):
         self.why = None
         self.answer = None
         self.exception = None
+        self.scripts = []
+        self.usage = None
+        self._keys = set()
 
     def add_endpoint(self, host, port, server_name, source):
         key = (host, port, server_name)
-        if any((e['host'], e['port'], e['server_name']) == key for e in self.endpoints):
+        if key in self._keys:
             return
+        self._keys.add(key)
+        # declared by its address alone: the service asks for that address, which is the name checked
+        check_address = source == DECLARED and server_name is None and eps.is_ip(host)
         self.endpoints.append(dict(endpoint=eps.show(host, port), host=host, port=port, server_name=server_name,
-                                   source=source, hostname_checked=bool(server_name), result=None, error=None,
-                                   peer=None))
+                                   source=source, check_address=check_address,
+                                   hostname_checked=bool(server_name) or check_address, result=None, error=None,
+                                   peer=None, requests=None))
+
+    def has_endpoint(self, host, port):
+        return any(key[0] == host and key[1] == port for key in self._keys)
 
 
 def validate_endpoints(entries):
@@ -128,6 +150,7 @@ def service_target(service, host, policy_verifies, exists=os.path.exists):
             environment[name] = found
     target.environment = tlsprobe.probe_environment(environment)
     target.interpreter, target.why = interpreter_of(service, exists)
+    target.scripts = [c.script for c in service.effect.commands if c.python == 2 and c.kind in _FORWARD]
     reason, expires = records.managed_exception(service)
     if reason is not None or expires is not None:
         target.exception = dict(reason=reason, expires=expires)
@@ -145,26 +168,129 @@ def verifies_today(target):
     return target.value != '0'
 
 
-def verdict(today, results):
-    """(verdict, why) of a target from whether it verifies today and its endpoints' results."""
-    if not results:
-        return UNKNOWN, 'no endpoint was seen or declared'
-    failing = [r for r in results if r in tlsprobe.VERIFY_FAILURES]
-    if failing:
-        if today is False:
-            return WOULD_BREAK, 'it does not verify today and %d endpoint(s) fail verification' % len(failing)
+def verdict(target, today=None):
+    """(verdict, why) of a target: what enforcing verification does to it (see the module's
+    docstring); ``today`` is verifies_today(target).
+
+    An observed connection that does not speak TLS is plain HTTP or another protocol, which
+    verification does not touch (or HTTPS to a port that does not speak it, failing either way):
+    it is left out, and a target with nothing else is ``unknown``, never ``ok``. A declared
+    endpoint is HTTPS by the operator's word: one that does not speak TLS fails today and after."""
+    usage = target.usage or {}
+    governed = usage.get('governed') if target.name is not None else True   # host-wide scripts: assume it
+    stacks = usage.get('stacks') or {}
+    https = [e for e in target.endpoints if not _plain(e)]
+    if governed is False:
+        return _ungoverned_verdict(target, usage, stacks, https)
+    if not target.endpoints:
+        why = 'no endpoint was seen or declared'
+        if governed is None:
+            why += '; %s' % usage.get('why')
+        return UNKNOWN, why + ': declare the endpoints it talks to (pep493_https_forecast_endpoints)'
+    if not https:
+        return UNKNOWN, _no_tls(target)
+    breaking = [e for e in https if e['result'] in tlsprobe.VERIFY_FAILURES]
+    if breaking:
+        first = breaking[0]
+        if today is False and governed is True:
+            return WOULD_BREAK, ('it does not verify today and %d endpoint(s) fail verification (%s: %s); %s'
+                                 % (len(breaking), first['endpoint'], first['result'], usage.get('why')))
         if today is True:
-            return ALREADY_FAILING, 'it verifies today and %d endpoint(s) fail verification' % len(failing)
+            return ALREADY_FAILING, 'it verifies today and %d endpoint(s) fail verification (%s: %s)' % (
+                len(breaking), first['endpoint'], first['result'])
+        if today is False:
+            return UNKNOWN, ('%d endpoint(s) fail verification (%s: %s), and whether its code uses the standard '
+                             "library's HTTPS cannot be told: %s" % (len(breaking), first['endpoint'],
+                                                                     first['result'], usage.get('why')))
         return UNKNOWN, 'endpoints fail verification, and whether it verifies today cannot be told'
-    unchecked = [r for r in results if r not in (tlsprobe.OK, tlsprobe.NOT_TLS)]
-    if unchecked:
-        return UNKNOWN, '%d endpoint(s) could not be checked' % len(unchecked)
-    return OK, 'every endpoint passes verification' if tlsprobe.OK in results else 'no endpoint speaks TLS'
+    unproven = [e for e in https if e['result'] not in (tlsprobe.OK, tlsprobe.NOT_TLS)]
+    if unproven:
+        first = unproven[0]
+        return UNKNOWN, '%d endpoint(s) could not be proven (%s: %s: %s)' % (
+            len(unproven), first['endpoint'], first['result'] or 'not probed', first['error'])
+    dead = [e for e in https if e['result'] == tlsprobe.NOT_TLS]
+    if dead:
+        return ALREADY_FAILING, _dead(dead)
+    failing = _verifying_failures(target, stacks, https)
+    if failing:
+        return ALREADY_FAILING, '%s fails verification today; the standard library would pass' % failing
+    return OK, 'every endpoint passes verification, its name checked'
+
+
+def _plain(endpoint):
+    """Whether an endpoint is an observed connection that does not speak TLS."""
+    return endpoint.get('source') == OBSERVED and endpoint.get('result') == tlsprobe.NOT_TLS
+
+
+def _no_tls(target):
+    plain = [e['endpoint'] for e in target.endpoints if _plain(e)]
+    return ('no connection it was seen making speaks TLS (%s: not_tls): plain HTTP or another protocol, which '
+            'verification does not touch, or HTTPS to a port that does not speak it, failing either way; declare '
+            'its HTTPS endpoints, if it has any (pep493_https_forecast_endpoints)' % ', '.join(plain))
+
+
+def _dead(endpoints):
+    first = endpoints[0]
+    return ('%d declared endpoint(s) cannot be reached over TLS (%s: %s: %s): it fails there today and will after '
+            'enforcing' % (len(endpoints), first['endpoint'], first['result'], first.get('error')))
+
+
+def _ungoverned_verdict(target, usage, stacks, https):
+    """The verdict of a target whose code uses no stack the knobs govern: enforcing changes nothing
+    for it; what it gets today is told where it can be."""
+    failing = _verifying_failures(target, stacks, https)
+    if failing:
+        return ALREADY_FAILING, ('%s, and %s fails verification today; enforcing changes nothing for it'
+                                 % (usage.get('why'), failing))
+    dead = [e for e in https if e.get('source') == DECLARED and e['result'] in CONNECTION_FAILURES]
+    if dead:
+        return ALREADY_FAILING, '%s; %s' % (usage.get('why'), _dead(dead))
+    unproven = [e for e in https if e['result'] is None or e['result'] in CONNECTION_FAILURES]
+    if unproven:
+        first = unproven[0]
+        return UNKNOWN, ('%s: enforcing changes nothing for it, but whether it works today cannot be told: %d '
+                         'endpoint(s) could not be proven (%s: %s: %s)'
+                         % (usage.get('why'), len(unproven), first['endpoint'], first['result'] or 'not probed',
+                            first['error']))
+    if target.endpoints and not https:
+        return UNKNOWN, '%s: enforcing changes nothing for it; %s' % (usage.get('why'), _no_tls(target))
+    if _verifies_anyway(stacks):
+        unnamed = [e for e in https if e['result'] == tlsprobe.NAME_UNKNOWN
+                   or (e.get('requests') or {}).get('result') == tlsprobe.NAME_UNKNOWN]
+        if unnamed:
+            return UNKNOWN, ('%s: enforcing changes nothing for it, but it verifies today, names included, and the '
+                             'name it asks %s for is not known (seen by its address only): declare the endpoint '
+                             'with its server_name' % (usage.get('why'), unnamed[0]['endpoint']))
+    return UNAFFECTED, '%s: enforcing changes nothing for it' % usage.get('why')
+
+
+def _verifies_anyway(stacks):
+    """Whether a stack the target uses verifies whatever the knobs say (requests; urllib3 1.25+)."""
+    return bool((stacks.get('requests') or {}).get('used')
+                or ((stacks.get('urllib3') or {}).get('used') and (stacks.get('urllib3') or {}).get('verifies_without_knobs')))
+
+
+def _verifying_failures(target, stacks, endpoints):
+    """The stack that verifies today whatever the knobs say (requests; urllib3 1.25 and later,
+    which trusts what the standard library trusts) and fails on an endpoint, as text, or None."""
+    if (stacks.get('requests') or {}).get('used'):
+        for endpoint in endpoints:
+            found = endpoint.get('requests') or {}
+            if found.get('result') in tlsprobe.VERIFY_FAILURES:
+                return 'requests (with its bundle %s) on %s: %s' % (
+                    (target.answer or {}).get('requests_bundle'), endpoint['endpoint'], found['result'])
+    urllib3 = stacks.get('urllib3') or {}
+    if urllib3.get('used') and urllib3.get('verifies_without_knobs'):
+        for endpoint in endpoints:
+            if endpoint['result'] in tlsprobe.VERIFY_FAILURES:
+                return 'urllib3 on %s: %s' % (endpoint['endpoint'], endpoint['result'])
+    return None
 
 
 def probe_targets(targets, timeout, budget, cap, run=tlsprobe.run_groups):
     """Probe the targets' endpoints (at most ``cap`` in all), one process per interpreter and
-    environment; fills each endpoint's result and each target's answer."""
+    environment (those of targets without endpoints too: the process also tells what the
+    interpreter has); fills each endpoint's results and each target's answer."""
     groups = {}
     count = 0
     for target in targets:
@@ -182,7 +308,8 @@ def probe_targets(targets, timeout, budget, cap, run=tlsprobe.run_groups):
             count += 1
             endpoint['_index'] = len(group[0].endpoints)
             group[0].endpoints.append(dict(host=endpoint['host'], port=endpoint['port'],
-                                           server_name=endpoint['server_name']))
+                                           server_name=endpoint['server_name'],
+                                           check_address=endpoint['check_address']))
     ordered = [groups[key] for key in sorted(groups)]
     run([group for group, _targets in ordered], timeout, budget)
     for group, members in ordered:
@@ -195,19 +322,37 @@ def probe_targets(targets, timeout, budget, cap, run=tlsprobe.run_groups):
     return count
 
 
+def add_usage(targets, files, deadline, walk=usage_of.service_usage):
+    """Each service target's usage: the stacks its Python 2 code uses, walked over the module path
+    its interpreter reported (or that interpreter's usual folders)."""
+    for target in targets:
+        if target.name is None or target.usage is not None:
+            continue
+        packages = (target.answer or {}).get('packages')
+        path = [entry for entry in (packages or {}).get('path') or [] if entry.startswith('/')]
+        if not path:
+            path = usage_of.default_search_path(target.interpreter, files)
+        target.usage = walk(target.scripts, files, path, packages, deadline)
+
+
 def target_report(target):
     """The result entry of one target."""
     today = verifies_today(target)
-    results = [e['result'] for e in target.endpoints]
-    found, why = verdict(today, results)
-    if target.why and not target.endpoints:
+    found, why = verdict(target, today)
+    if target.why and not target.endpoints and found == UNKNOWN:
         why = target.why
     answer = target.answer or {}
     if answer.get('error'):
         target.notes.append(answer['error'])
+    usage = target.usage or {}
+    for endpoint in target.endpoints:
+        endpoint.pop('check_address', None)
+        if endpoint.get('peer'):
+            endpoint['peer'] = dict((key, quoting.escaped(value) if isinstance(value, quoting.TEXT_TYPES) else value)
+                                    for key, value in endpoint['peer'].items())
     return dict(service=target.name, interpreter=target.interpreter, python_version=answer.get('version'),
                 verifies_today=today, policy_verifies=target.policy_verifies, exception=target.exception,
-                verdict=found, why=why,
+                verdict=found, why=why, governed=usage.get('governed'), stacks=usage.get('stacks') or {},
                 processes=target.pids, endpoints=target.endpoints, notes=target.notes)
 
 
@@ -226,6 +371,10 @@ def summarize(entries):
                     entry['service'] or 'host-wide scripts', entry['verdict'].replace('_', ' '),
                     'on' if entry['verdict'] == WOULD_BREAK else 'against', endpoint['endpoint'],
                     endpoint['result'], '; issuer %s' % issuer if issuer else ''))
+    for entry in counted:
+        if entry['verdict'] == UNKNOWN:
+            summary['findings'].append('%s: cannot be forecast: %s' % (entry['service'] or 'host-wide scripts',
+                                                                       entry['why']))
     return summary
 
 
@@ -274,6 +423,6 @@ def add_observed(targets, seconds, observe=eps.observe):
     seen = observe(pids, seconds)
     for target in targets:
         for address, port in seen.get(target.name, ()):
-            if any(e['host'] == address and e['port'] == port for e in target.endpoints):
+            if target.has_endpoint(address, port):
                 continue        # declared already, maybe with the server name the service asks for
             target.add_endpoint(address, port, None, OBSERVED)

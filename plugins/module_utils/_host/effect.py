@@ -47,6 +47,8 @@ NOT_LOADED = 'not-loaded'
 CANNOT_START = 'cannot-start'
 # the unit never starts a process, so no value of the variable reaches one
 NEVER_STARTS = (MASKED, CANNOT_START)
+# the variable reaches Python 2 code, but that code uses no HTTPS the knobs govern (requests, urllib3, raw ssl)
+NOT_GOVERNED = 'not-governed'
 
 _PY3 = re.compile(r'^(python3(\.\d+)?[dmu]*|pypy3(\.\d+)?|platform-python3?(\.\d+)?)$')
 _PY2 = re.compile(r'^(python2(\.\d+)?[dmu]*(-dbg)?|pypy2?(\.\d+)?)$')
@@ -59,21 +61,24 @@ _MAX_DEPTH = 6
 class CommandEffect(object):
     """What one command does with the variable: ``kind`` (one of the constants above), the
     ``python`` it ends in (2, 3 or None), the ``program`` that finally runs, what ``env``
-    wrappers on the way do to the variable (``sets``: None, ('unset',) or ('set', value)), and
-    ``why`` for UNKNOWN."""
+    wrappers on the way do to the variable (``sets``: None, ('unset',) or ('set', value)),
+    ``why`` for UNKNOWN, and for Python the code it runs (``script``: ('file', path),
+    ('module', name), ('code', text) or None when it reads its standard input)."""
 
-    __slots__ = ('kind', 'python', 'program', 'sets', 'why')
+    __slots__ = ('kind', 'python', 'program', 'sets', 'why', 'script')
 
-    def __init__(self, kind, python=None, program=None, sets=None, why=None):
+    def __init__(self, kind, python=None, program=None, sets=None, why=None, script=None):
         self.kind = kind
         self.python = python
         self.program = program
         self.sets = sets
         self.why = why
+        self.script = script
 
     def as_dict(self):
         return dict(kind=self.kind, python=self.python, program=self.program,
-                    sets=list(self.sets) if self.sets else None, why=self.why)
+                    sets=list(self.sets) if self.sets else None, why=self.why,
+                    script=list(self.script) if self.script else None)
 
 
 class Effect(object):
@@ -243,34 +248,61 @@ def _python_of(name, program, files, root_directory):
 
 
 def _python(program, python, args):
+    script = _script_of(args)
     if python == 3:
-        return CommandEffect(PYTHON3, python=3, program=program)
+        return CommandEffect(PYTHON3, python=3, program=program, script=script)
     index = 0
     while index < len(args):
         arg = args[index]
         if arg == '--' or not arg.startswith('-') or arg == '-':
             break
         if arg.startswith('--'):
-            return CommandEffect(UNKNOWN, python=2, program=program, why='the option %s' % arg)
+            return CommandEffect(UNKNOWN, python=2, program=program, why='the option %s' % arg, script=script)
         flags = arg[1:]
         position = 0
         while position < len(flags):
             flag = flags[position]
             if flag == 'E':
-                return CommandEffect(IGNORED, python=2, program=program)
+                return CommandEffect(IGNORED, python=2, program=program, script=script)
             if flag == 'I':
                 return CommandEffect(IGNORED, python=2, program=program, why='Python 2 has no -I: it does not start')
             if flag not in _PY2_OPTIONS or flag in ':?JhVX':
-                return CommandEffect(UNKNOWN, python=2, program=program, why='the option -%s' % flag)
+                return CommandEffect(UNKNOWN, python=2, program=program, why='the option -%s' % flag, script=script)
             if flag in _PY2_WITH_VALUE:
                 if flag in 'cm':
-                    return CommandEffect(PYTHON2, python=2, program=program)
+                    return CommandEffect(PYTHON2, python=2, program=program, script=script)
                 if position + 1 == len(flags):
                     index += 1          # the value is the next argument
                 break
             position += 1
         index += 1
-    return CommandEffect(PYTHON2, python=2, program=program)
+    return CommandEffect(PYTHON2, python=2, program=program, script=script)
+
+
+def _script_of(args):
+    """The code a Python command runs, after its options: ('file', path), ('module', name) for
+    -m, ('code', text) for -c, or None when it reads its standard input (``-`` or nothing)."""
+    index = 0
+    while index < len(args):
+        arg = args[index]
+        if arg == '--':
+            index += 1
+            break
+        if not arg.startswith('-') or arg == '-' or arg.startswith('--'):
+            break
+        flags = arg[1:]
+        for position, flag in enumerate(flags):
+            if flag in 'cm':
+                value = flags[position + 1:] or (args[index + 1] if index + 1 < len(args) else None)
+                return (('module' if flag == 'm' else 'code'), value) if value is not None else None
+            if flag in _PY2_WITH_VALUE:
+                if position + 1 == len(flags):
+                    index += 1          # the value is the next argument
+                break
+        index += 1
+    if index >= len(args) or args[index] == '-':
+        return None
+    return ('file', args[index])
 
 
 def _env(program, args, files, root_directory, depth):
@@ -336,7 +368,7 @@ def _env(program, args, files, root_directory, depth):
     kind = inner.kind
     if kind == PYTHON2 and sets is not None:
         kind = ENV_OVERRIDE if sets[0] == 'set' else ENV_UNSET
-    return CommandEffect(kind, inner.python, inner.program, sets, inner.why)
+    return CommandEffect(kind, inner.python, inner.program, sets, inner.why, inner.script)
 
 
 def main_process_value(effect, value):

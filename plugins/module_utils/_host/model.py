@@ -14,6 +14,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+from ansible_collections.pep493.https.plugins.module_utils._host import code_usage
 from ansible_collections.pep493.https.plugins.module_utils._host import effect as effects
 from ansible_collections.pep493.https.plugins.module_utils._host import environment as service_env
 from ansible_collections.pep493.https.plugins.module_utils._host import global_settings as hostwide
@@ -108,6 +109,7 @@ class Host(object):
         self.pam_sets_variable = hostwide.pam_sets_variable(files)
         self._services = {}
         self._effects = {}
+        self._usages = {}
 
     @property
     def errors(self):
@@ -120,6 +122,28 @@ class Host(object):
         if unit_id not in self._services:
             self._services[unit_id] = self._build(self.tree.load(name))
         return self._services[unit_id]
+
+    def reach(self, service):
+        """(effective, kind) of the variable in ``service``: the effect of its commands (effect.py),
+        and False with NOT_GOVERNED when they run Python 2 code whose HTTPS the variable does not
+        govern (its code walked: code_usage). The one rule every module applies."""
+        effect = service.effect
+        if effect.effective is not True:
+            return effect.effective, effect.kind
+        if self.usage(service)['governed'] is False:
+            return False, effects.NOT_GOVERNED
+        return True, effect.kind
+
+    def usage(self, service):
+        """code_usage.service_usage of the service's Python 2 code, over its interpreter's usual
+        module folders (nothing is run), once per service."""
+        if service.unit.id not in self._usages:
+            commands = [c for c in service.effect.commands if c.python == 2]
+            interpreter = commands[0].program if commands else None
+            search_path = code_usage.default_search_path(interpreter, self.files) if interpreter else []
+            self._usages[service.unit.id] = code_usage.service_usage([c.script for c in commands], self.files,
+                                                                     search_path)
+        return self._usages[service.unit.id]
 
     def may_matter(self, name):
         """Cheap test before service(): whether ``name``'s files could set or name the variable

@@ -9,9 +9,11 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.pep493.https.plugins.module_utils._host import global_settings as hostwide
+from ansible_collections.pep493.https.plugins.module_utils._host import effect as effects
 from ansible_collections.pep493.https.plugins.module_utils._host import units
 from ansible_collections.pep493.https.plugins.module_utils._syntax import dates
 from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
+from ansible_collections.pep493.https.plugins.module_utils._syntax import quoting
 from ansible_collections.pep493.https.plugins.module_utils._syntax import unit_names
 
 VARIABLE = 'PYTHONHTTPSVERIFY'
@@ -114,6 +116,7 @@ def service_record(host, service, today=None):
     ours, reason, expires, managed_value = _managed_dropin(service)
     pending, running, running_error = running_view(host, service)
     effect = service.effect
+    reach = host.reach(service)
     source = setting.path if setting is not None else None
     source_kind = setting.kind if setting is not None else None
     if value is None and source_kind != 'unset_environment':
@@ -142,7 +145,7 @@ def service_record(host, service, today=None):
         'dropin': ours,
         'managed_value': managed_value,
         'overridden': ours is not None and known and runs and source != ours,
-        'reason': dropin.escaped(reason),
+        'reason': quoting.escaped(reason),
         'expires': str(expires) if expires else None,
         'expired': bool(expires and today and dates.is_expired(expires, today)),
         'needs_daemon_reload': host.needs_daemon_reload(service),
@@ -152,8 +155,9 @@ def service_record(host, service, today=None):
         'pending_restart': pending,
         'executable': effect.executable,
         'python3': python3,
-        'effective': effect.effective,
-        'effect': effect.kind,
+        'effective': reach[0],
+        'effect': reach[1],
+        'effect_why': host.usage(service)['why'] if reach[1] == effects.NOT_GOVERNED else None,
         'errors': errors,
     }
 

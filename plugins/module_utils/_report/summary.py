@@ -165,6 +165,9 @@ def _service_findings(record):
         if record['effect'] == effects.PYTHON3:
             found.append('%s runs Python 3 (%s): PYTHONHTTPSVERIFY=%s has no effect on it; remove the setting.'
                          % (unit, record['executable'], value))
+        elif record['effect'] == effects.NOT_GOVERNED:
+            found.append('%s: %s: PYTHONHTTPSVERIFY=%s does nothing there; remove the setting (trust the CA it '
+                         'needs instead).' % (unit, record['effect_why'], value))
         else:
             found.append('%s: PYTHONHTTPSVERIFY=%s never reaches Python 2 code there (%s); remove the setting.'
                          % (unit, value, _WHY_NOT.get(record['effect'], record['effect'])))

@@ -7,6 +7,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import re
+
 try:
     TEXT_TYPES = (str, unicode)  # noqa: F821 - Python 2
     _ascii = repr  # Python 2's repr() of text is ASCII already
@@ -41,3 +43,51 @@ def text(value):
     if isinstance(value, TEXT_TYPES):
         return value
     return str(value)
+
+
+# The characters a reason may not hold, by explicit code point ranges, not by the interpreter's
+# Unicode tables (Python 2.7's are older: it took an emoji for an unassigned "control" character).
+# Every other character is accepted.
+REFUSED_CLASSES = (
+    ('control character', ((0x00, 0x1F), (0x7F, 0x9F))),
+    ('line separator', ((0x2028, 0x2029),)),
+    ('invisible formatting character', ((0xAD, 0xAD), (0x61C, 0x61C), (0x180E, 0x180E), (0x200B, 0x200F),
+                                        (0x202A, 0x202E), (0x2060, 0x2064), (0x2066, 0x206F), (0xFEFF, 0xFEFF),
+                                        (0xFFF9, 0xFFFB), (0xE0000, 0xE007F))),
+    ('surrogate', ((0xD800, 0xDFFF),)),
+    ('noncharacter', ((0xFDD0, 0xFDEF), (0xFFFE, 0xFFFF))),
+)
+
+_NOT_PRINTABLE_ASCII = re.compile(u'[^\x20-\x7e]')     # text without such a character has none refused
+
+
+def refused_class(char):
+    """The name of the class of REFUSED_CLASSES ``char`` is in, or None (accepted)."""
+    point = ord(char)
+    if point & 0xFFFE == 0xFFFE:
+        return 'noncharacter'  # U+xFFFE and U+xFFFF of every plane
+    for name, ranges in REFUSED_CLASSES:
+        for low, high in ranges:
+            if low <= point <= high:
+                return name
+    return None
+
+
+def escaped(text):
+    """``text`` with every character of REFUSED_CLASSES written as its escape (\\x1b, \\u200b):
+    what a file says is reported, never a terminal control sequence. None stays None."""
+    if text is None:
+        return None
+    if not _NOT_PRINTABLE_ASCII.search(text):
+        return text
+    out = []
+    for char in text:
+        if refused_class(char) is None:
+            out.append(char)
+        elif ord(char) < 0x100:
+            out.append('\\x%02x' % ord(char))
+        elif ord(char) < 0x10000:
+            out.append('\\u%04x' % ord(char))
+        else:
+            out.append('\\U%08x' % ord(char))
+    return ''.join(out)

@@ -21,20 +21,21 @@ PLAN = planning.plan_policy('enable', [dict(name='ambari-agent', verify=False, r
                                             expires='2026-12-31')], DAY)
 
 
-def entry(name, verdict, results=(), exception=None, policy_verifies=True):
+def entry(name, verdict, results=(), exception=None, policy_verifies=True, verifies_today=False,
+          why='it uses urllib2'):
     endpoints = [dict(endpoint='10.0.0.%d:443' % index, result=result, error='x',
                       peer=dict(issuer='commonName=Corp CA') if result != 'unreachable' else None)
                  for index, result in enumerate(results, 1)]
     return dict(service=name, verdict=verdict, endpoints=endpoints, exception=exception,
-                policy_verifies=policy_verifies)
+                policy_verifies=policy_verifies, verifies_today=verifies_today, why=why)
 
 
 def forecast_of(*entries, **kwargs):
     return dict(services=list(entries), host_wide=kwargs.get('host_wide'))
 
 
-def run(result, on_break, days=30):
-    return forecast.forecast_plan(result, PLAN, on_break, days, DAY.isoformat())
+def run(result, on_break, days=30, on_unknown='keep'):
+    return forecast.forecast_plan(result, PLAN, on_break, days, DAY.isoformat(), on_unknown)
 
 
 def test_fail_names_service_endpoint_failure_and_issuer():
@@ -60,12 +61,38 @@ def test_warn_changes_nothing_and_says_why():
     assert found['problems'] == [] and found['granted'] == [] and len(found['warnings']) == 1
 
 
-def test_only_would_break_counts():
+def test_only_would_break_counts_as_a_break():
     result = forecast_of(entry('a.service', 'ok', ['ok']), entry('b.service', 'already_failing', ['untrusted']),
-                         entry('c.service', 'unknown', ['timeout']))
+                         entry('c.service', 'unaffected', ['untrusted']))
     for mode in ('fail', 'except', 'warn'):
         found = run(result, mode)
         assert (found['problems'], found['granted'], found['removed'], found['warnings']) == ([], [], [], [])
+
+
+def test_a_service_that_cannot_be_forecast_keeps_its_exception_and_is_named():
+    """Never fail open: a service that does not verify today and cannot be forecast is kept as it
+    is (a time-boxed automatic exception), and the operator is told which and why."""
+    found = run(forecast_of(entry('legacy.service', 'unknown', ['timeout'], why='1 endpoint(s) could not be proven')),
+                'fail')
+    assert found['problems'] == []
+    assert found['granted'] == [dict(name='legacy.service', verify=False, expires='2026-07-01',
+                                     reason='forecast: cannot tell: 1 endpoint(s) could not be proven')]
+    assert found['warnings'] == ['legacy.service cannot be forecast (1 endpoint(s) could not be proven): its exception '
+                                 'is kept until 2026-07-01 (pep493_https_on_unknown: keep)']
+
+
+@pytest.mark.parametrize('on_unknown, problems, granted', [('enforce', 0, 0), ('fail', 1, 0), ('keep', 0, 1)])
+def test_on_unknown_decides_what_an_unforecast_service_gets(on_unknown, problems, granted):
+    found = run(forecast_of(entry('legacy.service', 'unknown', ['timeout'])), 'fail', on_unknown=on_unknown)
+    assert (len(found['problems']), len(found['granted'])) == (problems, granted)
+    assert len(found['warnings']) == 1 - problems
+
+
+def test_an_unforecast_service_that_verifies_today_has_nothing_to_keep():
+    found = run(forecast_of(entry('legacy.service', 'unknown', [], verifies_today=True)), 'fail')
+    assert found['granted'] == [] and found['problems'] == []
+    assert found['warnings'] == ['legacy.service cannot be forecast (it uses urllib2); it verifies today, so '
+                                 'enforcing does not change it']
 
 
 def test_services_of_the_policys_own_list_are_left_to_it():
@@ -91,6 +118,8 @@ def test_an_automatic_exception_is_removed_once_the_cause_is_gone():
 def test_an_automatic_exception_stays_while_the_forecast_cannot_tell():
     found = run(forecast_of(entry('legacy.service', 'unknown', ['timeout'], AUTO)), 'fail')
     assert found['granted'] == [dict(name='legacy.service', verify=False, reason=AUTO['reason'], expires='2026-06-20')]
+    enforced = run(forecast_of(entry('legacy.service', 'unknown', ['timeout'], AUTO)), 'fail', on_unknown='enforce')
+    assert enforced['removed'] == [dict(name='legacy.service', state='absent')]
 
 
 def test_a_lapsed_automatic_exception_is_not_renewed():
@@ -125,8 +154,10 @@ def test_a_long_issuer_keeps_the_reason_within_the_drop_in_rules():
     ('except', 0, 'pep493_https_forecast_exception_days'),
     ('except', 'soon', 'pep493_https_forecast_exception_days'),
     ('except', True, 'pep493_https_forecast_exception_days'),
+    ('except', 30, 'pep493_https_on_unknown'),
 ])
 def test_bad_settings_are_refused_naming_them(on_break, days, words):
     with pytest.raises(AnsibleFilterError) as info:
-        forecast.forecast_plan(forecast_of(), PLAN, on_break, days, DAY.isoformat())
+        forecast.forecast_plan(forecast_of(), PLAN, on_break, days, DAY.isoformat(),
+                               'guess' if words == 'pep493_https_on_unknown' else 'keep')
     assert words in str(info.value)

@@ -52,3 +52,19 @@ def test_a_cfg_only_root_can_read_is_reported(run_module, tmp_path):
             "verify=enable; set mode: '0644'." % path) in kept['warnings']
     fixed = run_module.ok(cert_verification, dict(root=str(tmp_path), verify='enable', mode='0644'))
     assert fixed['readable_by_all'] is True and fixed['warnings'] == []
+
+
+def test_an_exception_for_a_service_on_requests_is_found_to_do_nothing(run_module, tmp_path):
+    """The audit says what the forecast says: requests ignores PYTHONHTTPSVERIFY."""
+    write(tmp_path, '/usr/bin/legacy-agent', b'#!/usr/bin/python2.7\nimport requests\n', 0o755)
+    write(tmp_path, '/usr/lib/python2.7/dist-packages/requests/__init__.py', b'import urllib3\n')
+    write(tmp_path, '/usr/lib/systemd/system/agent.service', b'[Service]\nExecStart=/usr/bin/legacy-agent\n')
+    write(tmp_path, UNITS + '/agent.service.d/zz-pep493-https.conf',
+          dropin.render_dropin(False, 'vendor CA', None))
+    result = run_module.ok(verification_info, dict(root=str(tmp_path)))
+    [service] = result['services']
+    assert service['effective'] is False and service['effect'] == 'not-governed'
+    assert result['summary']['ineffective'] == 1
+    assert ('agent.service: it uses requests, which PYTHONHTTPSVERIFY and the cfg file do not govern: '
+            'PYTHONHTTPSVERIFY=0 does nothing there; remove the setting (trust the CA it needs instead).'
+            in result['summary']['findings'])

@@ -489,3 +489,15 @@ def test_modes_hold_under_a_strict_umask(run_module, tmp_path):
     path = dropin_file(tmp_path, 'a.service')
     assert stat.S_IMODE(os.stat(path).st_mode) == 0o644
     assert stat.S_IMODE(os.stat(os.path.dirname(path)).st_mode) == 0o755
+
+
+def test_an_exception_for_a_service_on_requests_warns_that_it_does_nothing(run_module, tmp_path):
+    put(os.path.join(str(tmp_path), 'opt/agent.py'), b'import requests\nrequests.get("https://x")\n')
+    put(os.path.join(str(tmp_path), 'usr/lib/python2.7/dist-packages/requests/__init__.py'), b'import urllib3\n')
+    unit_file(tmp_path, 'agent.service', '/usr/bin/python2.7 /opt/agent.py')
+    result = run_module.ok(service_verification, args(tmp_path, name='agent', verify=False, reason='r',
+                                                      expires='2999-01-01'))
+    [service] = result['services']
+    assert service['effective'] is False and service['effect'] == 'not-governed'
+    assert any('agent.service: its Python 2 code uses no HTTPS that PYTHONHTTPSVERIFY governs (it uses requests'
+               in warning and 'trust the CA it needs instead' in warning for warning in result['warnings'])

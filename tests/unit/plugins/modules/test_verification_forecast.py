@@ -17,8 +17,12 @@ from ansible_collections.pep493.https.tests.unit.tree import write
 
 
 @pytest.mark.parametrize('args, words', [
-    (dict(timeout=0), 'timeout must be more than 0 seconds'),
-    (dict(budget=-1), 'budget must be more than 0 seconds'),
+    (dict(timeout=0), 'timeout must be more than 0 and at most 300 seconds'),
+    (dict(budget=-1), 'budget must be more than 0 and at most 3600 seconds'),
+    (dict(timeout=float('inf')), 'timeout must be more than 0 and at most 300 seconds, not inf'),
+    (dict(budget=float('inf')), 'budget must be more than 0 and at most 3600 seconds, not inf'),
+    (dict(timeout=float('nan')), 'timeout must be more than 0 and at most 300 seconds, not nan'),
+    (dict(endpoints=[dict(endpoint='127.0.0.1:443', server_name='localhost\n')]), 'endpoints[0].server_name'),
     (dict(observe_seconds=60, budget=60), 'observe_seconds must be from 0 to less than budget'),
     (dict(max_endpoints=0), 'max_endpoints must be 1 or more'),
     (dict(services=['bad/name']), 'services: '),
@@ -46,7 +50,8 @@ def test_host_wide_endpoints_are_probed_with_the_given_interpreter(run_module, t
     wide = result['host_wide']
     assert wide['service'] is None and wide['interpreter'] == sys.executable
     found = [(e['result'], e['hostname_checked']) for e in wide['endpoints']]
-    assert found == [('untrusted', True), ('unreachable', False)]
+    # declared by its address alone: that address is the name checked
+    assert found == [('untrusted', True), ('unreachable', True)]
     assert wide['endpoints'][0]['peer']['issuer'] == 'commonName=localhost'
     assert wide['verdict'] == 'already_failing'       # a clean environment verifies by default
     assert result['summary']['probed_endpoints'] == 2

@@ -323,3 +323,21 @@ def test_plan_accepts_exactly_what_the_module_accepts(name, reason, expires, ver
         item = result['services'][0]
         assert item['name'] == unit_names.validate_unit_name(name)
         assert item['reason'] == dropin.validate_reason(reason)
+
+
+AUTOMATIC = 'forecast: would break on 10.0.0.1:443 (untrusted)'
+
+
+def test_the_audit_honours_the_exceptions_the_forecast_granted():
+    """One source of truth: what enforce granted (on_predicted_break: except, on_unknown: keep)
+    does not fail the audit gate, until its date; the operator's own rules still apply to the rest."""
+    granted = svc('legacy.service', reason=AUTOMATIC, expires='2026-07-01')
+    result = judge.compliance(info(services=[granted]), 'enable', [], automatic=True)
+    assert result['state'] == 'compliant_with_exceptions' and result['compliant'] is True
+    assert result['warnings'] == ['legacy.service keeps an automatic exception of the forecast until 2026-07-01 (%s)'
+                                  % AUTOMATIC]
+    assert judge.compliance(info(services=[granted]), 'enable', [])['state'] == 'non_compliant'
+    lapsed = svc('legacy.service', reason=AUTOMATIC, expires='2026-05-31', expired=True)
+    assert judge.compliance(info(services=[lapsed]), 'enable', [], automatic=True)['state'] == 'non_compliant'
+    hand_made = svc('legacy.service', managed=False, reason=AUTOMATIC, source='/etc/x.conf')
+    assert judge.compliance(info(services=[hand_made]), 'enable', [], automatic=True)['state'] == 'non_compliant'

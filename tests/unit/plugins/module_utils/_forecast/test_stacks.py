@@ -21,7 +21,8 @@ import zipfile
 
 import pytest
 
-from ansible_collections.pep493.https.plugins.module_utils._forecast import stacks
+from ansible_collections.pep493.https.plugins.module_utils._forecast import package_probe
+from ansible_collections.pep493.https.plugins.module_utils._syntax import https_stacks as stacks
 
 try:
     from hypothesis import given, settings, strategies as st
@@ -590,7 +591,7 @@ def snapshot(root):
 def probe(python, site, cwd, environment=None, request=b'{}'):
     env = {'PATH': '/usr/bin:/bin', 'LC_ALL': 'C', 'PYTHONPATH': site}
     env.update(environment or {})
-    process = subprocess.Popen([python, '-B', '-c', stacks.PACKAGE_SCRIPT], stdin=subprocess.PIPE,
+    process = subprocess.Popen([python, '-B', '-c', package_probe.PACKAGE_SCRIPT], stdin=subprocess.PIPE,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=cwd)
     out, err = process.communicate(request)
     assert process.returncode == 0, err

@@ -33,23 +33,95 @@ def host(root, live):
                                             runtime.ProcessTable(proc), {}))
 
 
-@pytest.mark.parametrize('today, results, expected', [
-    (False, ['untrusted'], 'would_break'),
-    (False, ['ok', 'expired'], 'would_break'),
-    (False, ['hostname_mismatch', 'timeout'], 'would_break'),
-    (True, ['untrusted'], 'already_failing'),
-    (None, ['untrusted'], 'unknown'),
-    (False, ['ok'], 'ok'),
-    (True, ['ok', 'not_tls'], 'ok'),
-    (False, ['not_tls'], 'ok'),
-    (False, ['ok', 'timeout'], 'unknown'),
-    (False, ['unreachable'], 'unknown'),
-    (False, ['ok', None], 'unknown'),
-    (False, [], 'unknown'),
-    (True, [], 'unknown'),
+def target_with(results, governed=True, stacks=None, requests=None, name='legacy.service', sources=None):
+    """A probed target: one endpoint per result (``requests``: requests' own result of each;
+    ``sources``: 'd' declared or 'o' observed of each, all declared by default)."""
+    target = forecast.Target(name, '/usr/bin/python2.7')
+    for index, result in enumerate(results):
+        observed = sources is not None and sources[index] == 'o'
+        target.add_endpoint('10.0.0.%d' % (index + 1), 443, None if observed else 'host%d.example.com' % index,
+                            forecast.OBSERVED if observed else forecast.DECLARED)
+        target.endpoints[-1].update(result=result, error=None if result == 'ok' else 'why %s' % result,
+                                    requests=dict(result=requests[index]) if requests else None)
+    target.usage = dict(governed=governed, why='it uses urllib2 (agent.py line 3)' if governed
+                        else 'it uses requests, which PYTHONHTTPSVERIFY and the cfg file do not govern',
+                        stacks=stacks or {})
+    return target
+
+
+@pytest.mark.parametrize('today, results, governed, expected', [
+    (False, ['untrusted'], True, 'would_break'),
+    (False, ['ok', 'expired'], True, 'would_break'),
+    (False, ['hostname_mismatch', 'timeout'], True, 'would_break'),
+    (True, ['untrusted'], True, 'already_failing'),
+    (None, ['untrusted'], True, 'unknown'),
+    (False, ['untrusted'], None, 'unknown'),       # would break if its code used urllib2: cannot tell
+    (False, ['ok'], True, 'ok'),
+    (False, ['ok'], None, 'ok'),                   # passes whatever it uses
+    (True, ['ok', 'not_tls'], True, 'already_failing'),   # declared HTTPS, and it does not speak TLS
+    (False, ['not_tls'], True, 'already_failing'),
+    (False, ['ok', 'timeout'], True, 'unknown'),
+    (False, ['ok', 'handshake_failed'], True, 'unknown'),   # a cut handshake proves nothing
+    (False, ['name_unknown'], True, 'unknown'),             # seen by its address: its name not checked
+    (False, ['unreachable'], True, 'unknown'),
+    (False, ['ok', None], True, 'unknown'),
+    (False, [], True, 'unknown'),
+    (True, [], True, 'unknown'),
+    (False, ['untrusted'], False, 'unaffected'),    # the knobs govern nothing it uses
+    (False, [], False, 'unaffected'),
 ])
-def test_verdicts(today, results, expected):
-    assert forecast.verdict(today, results)[0] == expected
+def test_verdicts(today, results, governed, expected):
+    found, why = forecast.verdict(target_with(results, governed), today)
+    assert found == expected, why
+    assert why
+
+
+# An observed connection that does not speak TLS is plain HTTP or another protocol, which
+# verification does not touch (or HTTPS to the wrong port, failing either way): it is left out,
+# and a service with nothing else is unknown, never ok. A declared endpoint is HTTPS by the
+# operator's word: not speaking TLS, it fails today and after.
+@pytest.mark.parametrize('today, results, sources, governed, stacks, expected', [
+    (False, ['not_tls'], 'o', True, None, 'unknown'),
+    (False, ['not_tls', 'ok'], 'od', True, None, 'ok'),
+    (False, ['not_tls', 'untrusted'], 'od', True, None, 'would_break'),
+    (False, ['not_tls', 'not_tls'], 'od', True, None, 'already_failing'),
+    (False, ['not_tls'], 'o', None, None, 'unknown'),
+    # a stack the knobs do not govern: enforcing changes nothing, but what it gets today is told
+    (False, ['not_tls'], 'd', False, None, 'already_failing'),
+    (False, ['timeout'], 'd', False, None, 'already_failing'),
+    (False, ['handshake_failed'], 'd', False, None, 'already_failing'),
+    (False, ['unreachable'], 'd', False, None, 'already_failing'),
+    (False, ['not_tls'], 'o', False, None, 'unknown'),
+    (False, ['timeout'], 'o', False, None, 'unknown'),
+    (False, ['handshake_failed'], 'o', False, None, 'unknown'),
+    (False, ['ok', None], 'dd', False, None, 'unknown'),        # not probed
+    (False, ['not_tls', 'ok'], 'od', False, None, 'unaffected'),
+    (False, ['untrusted'], 'd', False, None, 'unaffected'),     # nothing it uses verifies
+    (False, ['name_unknown'], 'o', False, None, 'unaffected'),
+    # a stack that verifies whatever the knobs say, on a connection whose name is not known
+    (False, ['name_unknown'], 'o', False, dict(urllib3=dict(used=True, verifies_without_knobs=True)), 'unknown'),
+    (False, ['name_unknown'], 'o', False, dict(requests=dict(used=True, verifies_without_knobs=True)), 'unknown'),
+    (False, ['ok'], 'd', False, dict(urllib3=dict(used=True, verifies_without_knobs=True)), 'unaffected'),
+])
+def test_verdicts_by_source(today, results, sources, governed, stacks, expected):
+    requests = [None if r is None else ('name_unknown' if r == 'name_unknown' else r) for r in results]
+    if not (stacks or {}).get('requests'):
+        requests = None
+    found, why = forecast.verdict(target_with(results, governed, stacks, requests=requests, sources=sources), today)
+    assert found == expected, why
+    assert why
+
+
+def test_a_stack_that_verifies_anyway_and_fails_today_is_already_failing():
+    requests_used = dict(requests=dict(used=True, verifies_without_knobs=True))
+    found, why = forecast.verdict(target_with(['ok'], False, requests_used, requests=['untrusted']), False)
+    assert found == 'already_failing' and 'requests' in why and 'enforcing changes nothing' in why
+    found, why = forecast.verdict(target_with(['ok'], True, requests_used, requests=['untrusted']), False)
+    assert found == 'already_failing'
+    urllib3 = dict(urllib3=dict(used=True, verifies_without_knobs=True))
+    assert forecast.verdict(target_with(['expired'], False, urllib3), False)[0] == 'already_failing'
+    old_urllib3 = dict(urllib3=dict(used=True, verifies_without_knobs=False))
+    assert forecast.verdict(target_with(['expired'], False, old_urllib3), False)[0] == 'unaffected'
 
 
 @pytest.mark.parametrize('value, ignored, honours, default, expected', [
@@ -119,7 +191,8 @@ def test_python2_services_are_forecast_with_their_interpreter_environment_and_va
     legacy = by_name['legacy.service']
     assert legacy.interpreter == '/usr/bin/python2.7'
     assert legacy.value == '0' and legacy.pids == [100, 101]
-    assert legacy.environment == {'PATH': '/usr/bin:/bin', 'SSL_CERT_FILE': '/srv/ca.pem', 'APP': '1'}
+    # what decides what it loads and trusts, not the rest (APP=1)
+    assert legacy.environment == {'PATH': '/usr/bin:/bin', 'SSL_CERT_FILE': '/srv/ca.pem'}
     assert [e['endpoint'] for e in legacy.endpoints] == ['ldap.example.com:636']
     assert isinstance(by_name['pam.service'].value, service_env.Unknown)
     assert host_wide.name is None and [e['endpoint'] for e in host_wide.endpoints] == ['repo.example.com:443']

@@ -8,7 +8,9 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import os
 import sys
+import time
 
 import pytest
 
@@ -71,11 +73,13 @@ def test_hostname_mismatch_under_a_trusted_ca(fixture):
     assert found['peer']['sans'] == ['DNS:wrong.example']
 
 
-def test_an_ip_endpoint_has_its_chain_checked_not_its_name(fixture):
+def test_an_endpoint_seen_by_its_address_has_its_chain_checked_and_its_name_reported_unknown(fixture):
     certs, servers = fixture
     mismatch, self_signed = probe([endpoint(servers['mismatch'], None), endpoint(servers['self_signed'], None)],
                                   trusting(certs))['results']
-    assert mismatch['result'] == 'ok'
+    # a trusted chain proves nothing while the name the service asks for is not known
+    assert mismatch['result'] == 'name_unknown' and mismatch['name_checked'] is False
+    assert 'server_name' in mismatch['error']
     assert self_signed['result'] == 'untrusted'
 
 
@@ -85,7 +89,7 @@ def test_one_process_mixes_named_and_unnamed_endpoints_without_mixing_their_chec
                      endpoint(servers['private']), endpoint(servers['self_signed'], None),
                      endpoint(servers['mismatch'])], trusting(certs))['results']
     assert [found['result'] for found in answers] == [
-        'hostname_mismatch', 'ok', 'ok', 'untrusted', 'hostname_mismatch']
+        'hostname_mismatch', 'name_unknown', 'ok', 'untrusted', 'hostname_mismatch']
 
 
 def test_a_process_builds_each_kind_of_context_once(fixture, tmp_path):
@@ -109,9 +113,11 @@ def write():
 atexit.register(write)
 """ % str(counts))
     endpoints = [endpoint(servers['private'], name) for name in ('localhost', None) * 5]
-    answers = probe(endpoints, dict(trusting(certs), PYTHONPATH=str(tmp_path)))['results']
-    assert [found['result'] for found in answers] == ['ok'] * 10
-    assert counts.read_text().split() == ['unverified', 'verify', 'verify']
+    answer = probe(endpoints, dict(trusting(certs), PYTHONPATH=str(tmp_path)))
+    assert [found['result'] for found in answer['results']] == ['ok', 'name_unknown'] * 5
+    # where requests is there, its bundle gets its two contexts too (with and without the name check)
+    bundle = ['verify', 'verify'] if answer['requests_bundle'] else []
+    assert counts.read_text().split() == ['unverified', 'verify', 'verify'] + bundle
 
 
 def test_expired_under_a_trusted_ca(fixture):
@@ -179,3 +185,84 @@ def test_an_interpreter_that_cannot_run_fails_every_endpoint_with_why(tmp_path):
     answer = probe([dict(host='127.0.0.1', port=1, server_name=None)], interpreter=str(tmp_path / 'missing'))
     assert answer['results'][0]['result'] is None
     assert 'cannot run' in answer['results'][0]['error']
+
+
+def test_a_handshake_cut_off_is_not_taken_for_an_endpoint_that_is_not_tls(fixture):
+    """A reset mid-handshake proves nothing (it is not the plain service a not_tls answer is)."""
+    reset, plain = tls_servers.Server('reset'), tls_servers.Server('plain')
+    try:
+        cut, not_tls = probe([endpoint(reset), endpoint(plain)])['results']
+    finally:
+        reset.close()
+        plain.close()
+    assert cut['result'] == 'handshake_failed', cut
+    assert not_tls['result'] == 'not_tls', not_tls
+
+
+def test_an_endpoint_is_bounded_as_a_whole_by_its_timeout(fixture):
+    """Connection and every handshake share one deadline: a silent endpoint costs one timeout,
+    not one per handshake, and the others are not held up."""
+    _certs, servers = fixture
+    silent = tls_servers.Server('black_hole')
+    started = time.time()
+    try:
+        stuck, fine = probe([endpoint(silent), endpoint(servers['self_signed'])], timeout=1.0)['results']
+    finally:
+        silent.close()
+    assert stuck['result'] == 'timeout' and fine['result'] == 'untrusted'
+    assert time.time() - started < 5
+
+
+def test_requests_is_probed_with_its_own_bundle(fixture, tmp_path):
+    """Where requests is there, its verdict comes from the bundle it loads in that environment
+    (REQUESTS_CA_BUNDLE here), not from the system store the standard library uses."""
+    certs, servers = fixture
+    package = tmp_path / 'site' / 'requests'
+    package.mkdir(parents=True)
+    (package / '__init__.py').write_text(u"__version__ = '2.27.1'\n")
+    (package / 'certs.py').write_text(u"def where():\n    return '/nonexistent'\n")
+    environment = dict(PATH, PYTHONPATH=str(tmp_path / 'site'), REQUESTS_CA_BUNDLE=certs['ca'][0])
+    answer = probe([endpoint(servers['private']), endpoint(servers['mismatch'])], environment)
+    assert answer['requests_bundle'] == certs['ca'][0]
+    private, mismatch = answer['results']
+    assert private['result'] == 'untrusted' and private['requests']['result'] == 'ok'
+    assert mismatch['requests']['result'] == 'hostname_mismatch'
+
+
+@pytest.mark.parametrize('backport', [False, True])
+def test_requests_matches_an_address_as_urllib3_does_with_or_without_ipaddress(fixture, tmp_path, backport):
+    """urllib3 1.x matches an address against the certificate's IP addresses only when the
+    ipaddress module imports (Python 3; on Python 2 its backport); without it the address is
+    compared with the DNS names and fails. The certificate names localhost and 127.0.0.1."""
+    certs, servers = fixture
+    site = tmp_path / 'site'
+    (site / 'requests').mkdir(parents=True)
+    (site / 'requests' / '__init__.py').write_text(u"__version__ = '2.27.1'\n")
+    (site / 'requests' / 'certs.py').write_text(u"def where():\n    return '/nonexistent'\n")
+    if backport:
+        (site / 'ipaddress.py').write_text(u"def ip_address(text):\n    return text\n")
+    environment = dict(PATH, PYTHONPATH=str(site), REQUESTS_CA_BUNDLE=certs['ca'][0])
+    [by_address] = probe([endpoint(servers['private'], '127.0.0.1')], environment)['results']
+    matched = backport or sys.version_info[0] >= 3
+    assert by_address['requests']['result'] == ('ok' if matched else 'hostname_mismatch'), by_address
+    if not matched:
+        assert 'ipaddress' in by_address['requests']['error']
+
+
+def test_the_budget_ends_the_whole_process_group(tmp_path):
+    """A probe run through a wrapper script: what the wrapper started is ended with it."""
+    marker = tmp_path / 'child.pid'
+    wrapper = tmp_path / 'python'
+    wrapper.write_text(u'#!/bin/sh\nsleep 60 &\necho $! > %s\nexec sleep 60\n' % marker)
+    wrapper.chmod(0o755)
+    group = tlsprobe.Group(str(wrapper), dict(PATH), [dict(host='127.0.0.1', port=1, server_name=None)])
+    started = time.time()
+    tlsprobe.run_groups([group], 1.0, 1.0)
+    assert time.time() - started < 5
+    assert group.answer['results'][0]['result'] == 'timeout'
+    child = int(marker.read_text().strip())
+    for _wait in range(50):
+        if not os.path.exists('/proc/%d' % child) or ' Z ' in open('/proc/%d/stat' % child).read():
+            break
+        time.sleep(0.1)
+    assert not os.path.exists('/proc/%d' % child) or ' Z ' in open('/proc/%d/stat' % child).read()

@@ -168,3 +168,26 @@ def test_a_cache_kept_for_the_host_gives_the_answers_it_would_without(host):
     assert all('$FLAGS' not in key[1] for key in cache)
     assert effect.service_effect([flags], host, {'FLAGS': '-E'}, cache=cache).effective is False
     assert effect.service_effect([flags], host, {}, cache=cache).effective is True
+
+
+@pytest.mark.parametrize('argv, script', [
+    (['/usr/bin/python2.7', '/opt/agent.py', '--verbose'], ('file', '/opt/agent.py')),
+    (['/usr/bin/python2.7', '-u', '-W', 'ignore', '/opt/agent.py'], ('file', '/opt/agent.py')),
+    (['/usr/bin/python2.7', '--', '/opt/agent.py'], ('file', '/opt/agent.py')),
+    (['/usr/bin/python2.7', '-m', 'agent.main'], ('module', 'agent.main')),
+    (['/usr/bin/python2.7', '-um', 'agent'], ('module', 'agent')),
+    (['/usr/bin/python2.7', '-mpkg'], ('module', 'pkg')),
+    (['/usr/bin/python2.7', '-c', 'import urllib2'], ('code', 'import urllib2')),
+    (['/usr/bin/python2.7'], None),                           # reads its code from standard input
+    (['/usr/bin/python2.7', '-'], None),
+    (['/srv/py2', 'arg'], ('file', '/srv/py2')),              # a "#!" script is the code run
+    (['/usr/bin/env', 'python2', '/opt/agent.py'], ('file', '/opt/agent.py')),
+    (['/srv/chain'], ('file', '/srv/py2')),               # Linux runs python2.7 /srv/py2 /srv/chain
+    (['/usr/bin/python2.7', '-E', '/opt/agent.py'], ('file', '/opt/agent.py')),   # the cfg file still reaches it
+])
+def test_the_code_a_python_command_runs(host, argv, script):
+    """What the forecast walks: the script, -m module or -c code each Python 2 command runs."""
+    found = effect.command_effect(argv[0], argv, host)
+    assert found.python == 2 and found.script == script, found.as_dict()
+    if argv[0] == '/usr/bin/python2.7':     # Python 3 runs the same code (the knobs never reach it)
+        assert effect.command_effect('/usr/bin/python3', ['/usr/bin/python3'] + argv[1:], host).script == script

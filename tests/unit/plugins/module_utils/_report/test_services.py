@@ -12,6 +12,8 @@ import datetime
 import os
 import tempfile
 
+import pytest
+
 from ansible_collections.pep493.https.plugins.module_utils._host import files as hostfiles
 from ansible_collections.pep493.https.plugins.module_utils._host import model as hostmodel
 from ansible_collections.pep493.https.plugins.module_utils._host import runtime
@@ -62,7 +64,27 @@ def test_a_managed_exception_in_full(tmp_path):
         'overridden': False, 'reason': 'vendor CA not yet trusted', 'expires': '2026-12-31', 'expired': False,
         'needs_daemon_reload': None, 'main_pid': None, 'running_value': None, 'running_value_error': None,
         'pending_restart': False, 'executable': '/usr/bin/python2.7', 'python3': False, 'effective': True,
-        'effect': 'python2', 'errors': []}
+        'effect': 'python2', 'effect_why': None, 'errors': []}
+
+
+@pytest.mark.parametrize('code, effective, effect', [
+    (b'import requests\nrequests.get("https://example.com")\n', False, 'not-governed'),
+    (b'import urllib3\n', False, 'not-governed'),
+    (b'import urllib2\nurllib2.urlopen("https://example.com")\n', True, 'python2'),
+    (b'import vendored_client\n', True, 'python2'),        # cannot be told: the exception may matter
+])
+def test_an_exception_for_code_the_variable_does_not_govern_does_nothing(tmp_path, code, effective, effect):
+    """requests and urllib3 ignore PYTHONHTTPSVERIFY: an exception for a service whose code uses
+    only those is reported ineffective, with what its code uses."""
+    write(tmp_path, LIB + '/legacy.service', PY2)
+    write(tmp_path, ETC + '/legacy.service.d/zz-pep493-https.conf', ours())
+    write(tmp_path, '/srv/app', code)
+    write(tmp_path, '/usr/lib/python2.7/dist-packages/requests/__init__.py', b'import urllib3\n')
+    write(tmp_path, '/usr/lib/python2.7/dist-packages/urllib3/__init__.py', b'import ssl\n')
+    legacy = scan(host(tmp_path))['legacy.service']
+    assert (legacy['effective'], legacy['effect']) == (effective, effect)
+    if effect == 'not-governed':
+        assert 'which PYTHONHTTPSVERIFY and the cfg file do not govern' in legacy['effect_why']
 
 
 def test_overridden_and_expired(tmp_path):

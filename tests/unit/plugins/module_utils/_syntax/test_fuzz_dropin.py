@@ -17,6 +17,7 @@ from hypothesis import given, strategies as st
 
 from ansible_collections.pep493.https.plugins.module_utils._syntax import dates
 from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
+from ansible_collections.pep493.https.plugins.module_utils._syntax import quoting
 from ansible_collections.pep493.https.plugins.module_utils._syntax import unit_names
 from ansible_collections.pep493.https.tests.unit.fuzz import FUZZ
 
@@ -110,7 +111,7 @@ def test_dropin_reader_takes_any_bytes(data):
 def _escaped_char_by_char(text):
     out = []
     for char in text:
-        if dropin.refused_class(char) is None:
+        if quoting.refused_class(char) is None:
             out.append(char)
         elif ord(char) < 0x100:
             out.append('\\x%02x' % ord(char))
@@ -124,4 +125,4 @@ def _escaped_char_by_char(text):
 @FUZZ
 @given(st.one_of(st.text(max_size=40), st.text(alphabet=u' ~\x1f\x7f\x80\x9f\xa0\xadaz\u200b\u2028\ufeff', max_size=20)))
 def test_escaped_shows_every_refused_character_and_keeps_the_rest(text):
-    assert dropin.escaped(text) == _escaped_char_by_char(text)
+    assert quoting.escaped(text) == _escaped_char_by_char(text)

@@ -8,7 +8,7 @@ library's default HTTPS context, the one urllib2, httplib.HTTPSConnection withou
 xmlrpclib and urllib take. requests (its own bundle, always verifying), urllib3 used directly,
 ssl.wrap_socket, pycurl and any call given context=, cafile= or capath= ignore them, and Python 3
 never reads them. ``scan_program`` walks the program and the modules it imports outside the
-standard library, read-only and within limits; ``PACKAGE_SCRIPT`` asks the service's own
+standard library, read-only and within limits; _forecast/package_probe.py's ``PACKAGE_SCRIPT`` asks the service's own
 interpreter which of those packages it has, in which versions and with which CA bundle;
 ``stack_verdict_inputs`` joins both per stack. A walk that could not see everything says so
 (``complete`` False, ``partial``), and the stacks it did not see are then ``used`` None.
@@ -18,11 +18,10 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.pep493.https.plugins.module_utils._forecast import imports as _imports
-from ansible_collections.pep493.https.plugins.module_utils._forecast.imports import imports_in_source
-from ansible_collections.pep493.https.plugins.module_utils._forecast.package_probe import PACKAGE_SCRIPT
+from ansible_collections.pep493.https.plugins.module_utils._syntax import python_imports as _imports
+from ansible_collections.pep493.https.plugins.module_utils._syntax.python_imports import imports_in_source
 
-__all__ = ['STDLIB_27', 'STDLIB_3', 'PACKAGE_SCRIPT', 'STACKS', 'is_stdlib', 'stack_of', 'classify',
+__all__ = ['STDLIB_27', 'STDLIB_3', 'STACKS', 'is_stdlib', 'stack_of', 'classify',
            'imports_in_source', 'scan_program', 'stack_verdict_inputs', 'knobs_reach']
 
 STDLIB, REQUESTS, URLLIB3, RAW_SSL, PYCURL, HTTPLIB2, OTHER = (
@@ -164,7 +163,7 @@ def classify(module_names):
 def scan_program(program, read_file, search_path, limits, **options):
     """The bounded walk of a service's program: see walk.scan_program (kept in its own file for
     its size; imported here when first used, since it builds on the tables above)."""
-    from ansible_collections.pep493.https.plugins.module_utils._forecast import walk
+    from ansible_collections.pep493.https.plugins.module_utils._syntax import import_walk as walk
     return walk.scan_program(program, read_file, search_path, limits, **options)
 
 

@@ -20,9 +20,9 @@ import posixpath
 import time
 from collections import deque
 
-from ansible_collections.pep493.https.plugins.module_utils._forecast import imports as _imports
-from ansible_collections.pep493.https.plugins.module_utils._forecast.imports import imports_in_source
-from ansible_collections.pep493.https.plugins.module_utils._forecast.stacks import (
+from ansible_collections.pep493.https.plugins.module_utils._syntax import python_imports as _imports
+from ansible_collections.pep493.https.plugins.module_utils._syntax.python_imports import imports_in_source
+from ansible_collections.pep493.https.plugins.module_utils._syntax.https_stacks import (
     NOT_WALKED, STDLIB, is_stdlib, stack_of)
 
 LIMITS = ('max_files', 'max_bytes', 'max_depth', 'deadline')
