@@ -229,6 +229,8 @@ def _target(name, value, servers, names, environment=None):
     target = forecast.Target(name, sys.executable, dict(environment or {'PATH': '/usr/bin:/bin'}), value)
     for server in names:
         target.add_endpoint('127.0.0.1', servers[server].port, 'localhost', forecast.DECLARED)
+    # its code uses urllib2, the standard library's HTTPS (found by walking it on a real host)
+    target.usage = dict(governed=True, why='it uses urllib2 (agent.py line 3)', stacks={})
     return target
 
 
