@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import datetime
 
+from ansible.errors import AnsibleConnectionFailure
 from ansible.plugins.action import ActionBase
 from ansible_collections.pep493.https.plugins.plugin_utils import compliance
 from ansible_collections.pep493.https.plugins.plugin_utils import policy_plan
@@ -72,6 +73,20 @@ REFUSE_ROLLBACK = 'Refuse a rollback value that was not acknowledged'
 RESTORE_CFG = 'Put the cfg file back as it was before the last change'
 ROLLBACK_CFG = 'Put the given value in place'
 REMOVE_DROPINS = 'Remove every drop-in of ours'
+
+
+def failure_message(name, found):
+    """What went wrong with the module ``name``, from its result ``found``: its own message, or, when
+    it gave none Ansible could read, what happened (not sent, or no readable output and its exit code)."""
+    msg = str(found.get('msg') or '')
+    if found.get('unreachable'):
+        return '%s%s could not be sent to the host or started there: %s' % (COLLECTION, name, msg or 'no reason given')
+    if msg.startswith('MODULE FAILURE') or not msg:
+        output = (str(found.get('module_stderr') or '').strip() or str(found.get('module_stdout') or '').strip())
+        lines = output.splitlines()
+        return '%s%s ran on the host but returned no result Ansible could read (exit code %s): %s' % (
+            COLLECTION, name, found.get('rc', 'unknown'), lines[-1][:300] if lines else 'it printed nothing')
+    return msg
 
 
 class StepFailed(Exception):
@@ -327,15 +342,21 @@ class PolicyRun(object):
     def module(self, name, step, args):
         """Run the module ``name`` for ``step``; a failed module stops the run, named."""
         args = dict((key, value) for key, value in args.items() if value is not None)
-        found = self.action.run_module(name, args, self.task_vars)
+        try:
+            found = self.action.run_module(name, args, self.task_vars)
+        except AnsibleConnectionFailure as exc:
+            # the module never ran: a failed step that says so, not a host "unreachable" for no clear reason
+            found = dict(failed=True, unreachable=True, msg=str(exc))
         self.steps.append(dict(step=step, module=COLLECTION + name, ran=True, changed=bool(found.get('changed'))))
         if name in WRITERS:
             self.module_results[name] = found
-        self.warnings.extend(found.get('warnings') or [])
+        # Ansible shows a warning once per run whichever host sent it: each names its inventory host
+        host = self.task_vars.get('inventory_hostname')
+        self.warnings.extend('%s: %s' % (host, warning) if host else warning for warning in found.get('warnings') or [])
         if found.get('diff'):
             self.diffs.extend(found['diff'] if isinstance(found['diff'], list) else [found['diff']])
         if found.get('failed') or found.get('unreachable'):
-            raise StepFailed(step, found.get('msg') or '%s failed' % name, found)
+            raise StepFailed(step, failure_message(name, found), found)
         self.changed = self.changed or bool(found.get('changed'))
         return found
 
