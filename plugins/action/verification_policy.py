@@ -32,6 +32,10 @@ COLLECTION = 'pep493.https.'
 WRITERS = ('cert_verification', 'service_verification')
 # the facts a fact cache keeps for later jobs; pep493_https_applied says what this run did, for its play only
 CACHEABLE_FACTS = ('pep493_https_status', 'pep493_https_forecast_result')
+# the variables the audit judges a host by: the other playbooks of the collection read them from inventory
+POLICY_VARIABLES = ('pep493_https_verify', 'pep493_https_allow_insecure_host_default', 'pep493_https_cfg_path',
+                    'pep493_https_exceptions', 'pep493_https_exclusive', 'pep493_https_require_justification',
+                    'pep493_https_expired')
 # the tag of each part of the main entry point (ansible-playbook --tags)
 PART_TAGS = dict(file='pep493_https_file', services='pep493_https_services', audit='pep493_https_audit')
 
@@ -75,13 +79,36 @@ ROLLBACK_CFG = 'Put the given value in place'
 REMOVE_DROPINS = 'Remove every drop-in of ours'
 
 
+def forget_captured_warnings(warnings):
+    """From ansible-core 2.19 a module's warnings are also captured for the task as they come: drop
+    those copies, which say nothing of the host (before 2.19 only the result's warnings are shown)."""
+    try:
+        from ansible._internal._display_utils import DeferredWarningContext
+    except ImportError:
+        return
+    context = DeferredWarningContext.current(optional=True)
+    captured = getattr(context, '_warnings', None)
+    for warning in warnings or []:
+        if isinstance(captured, list) and warning in captured:
+            captured.remove(warning)
+
+
+def warning_texts(found):
+    """The texts of a module result's warnings (ansible-core 2.19+ gives WarningSummary objects)."""
+    texts = []
+    for warning in found.get('warnings') or []:
+        event = getattr(warning, 'event', None)
+        texts.append(str(event.msg if event is not None else warning))
+    return texts
+
+
 def failure_message(name, found):
     """What went wrong with the module ``name``, from its result ``found``: its own message, or, when
     it gave none Ansible could read, what happened (not sent, or no readable output and its exit code)."""
     msg = str(found.get('msg') or '')
     if found.get('unreachable'):
         return '%s%s could not be sent to the host or started there: %s' % (COLLECTION, name, msg or 'no reason given')
-    if msg.startswith('MODULE FAILURE') or not msg:
+    if msg.startswith('MODULE FAILURE') or not msg or 'module_stdout' in found or 'module_stderr' in found:
         output = (str(found.get('module_stderr') or '').strip() or str(found.get('module_stdout') or '').strip())
         lines = output.splitlines()
         return '%s%s ran on the host but returned no result Ansible could read (exit code %s): %s' % (
@@ -122,8 +149,40 @@ class ActionModule(ActionBase):
         return result
 
     def run_module(self, name, args, task_vars):
-        """The result of the collection's module ``name`` run on the host with ``args``."""
-        return self._execute_module(module_name=COLLECTION + name, module_args=args, task_vars=task_vars)
+        """The result of the collection's module ``name`` run on the host with ``args``; its warnings
+        are the run's to show (each naming the inventory host), not shown a second time without it."""
+        found = self._execute_module(module_name=COLLECTION + name, module_args=args, task_vars=task_vars)
+        # from 2.19 the result's list may be the very list of captured warnings: keep a copy
+        found['warnings'] = list(found.get('warnings') or [])
+        forget_captured_warnings(found['warnings'])
+        return found
+
+    def policy_outside_inventory(self, task_vars):
+        """The policy variables (POLICY_VARIABLES) whose value in this task is not what the inventory
+        (and extra vars) give the host, or the role's default where they give none; [] outside a role."""
+        role = getattr(self._task, '_role', None)
+        host = task_vars.get('inventory_hostname')
+        hostvars = task_vars.get('hostvars')
+        if role is None or host is None or hostvars is None:
+            return []
+        try:
+            inventory = hostvars[host]
+        except KeyError:
+            return []
+        defaults = role.get_default_vars()
+        found = []
+        for name in POLICY_VARIABLES:
+            if name not in task_vars:
+                continue
+            if name in inventory:
+                expected = inventory[name]
+            elif name in defaults:
+                expected = self._templar.template(defaults[name])
+            else:
+                continue
+            if self._templar.template(task_vars[name]) != expected:
+                found.append(name)
+        return found
 
     def _keep_facts(self, result, facts):
         """The run's facts: the verdict and the forecast as cacheable facts (as ``set_fact`` with
@@ -170,6 +229,7 @@ class PolicyRun(object):
     # --- entry points -------------------------------------------------------------------------
 
     def main(self):
+        self.warn_policy_outside_inventory()
         self.plan = self.plan_policy()
         self.refuse_bad_policy()
         if self.args['forecast'] and not self.root:
@@ -203,6 +263,7 @@ class PolicyRun(object):
         self.audit_after_change(cfg, services)
 
     def audit(self):
+        self.warn_policy_outside_inventory()
         plan = self.plan_policy()
         info = self.module('verification_info', AUDIT, self.info_args())
         verdict = None if plan['problems'] else compliance.compliance(
@@ -241,6 +302,19 @@ class PolicyRun(object):
                                 restart=self.args['restart'], root=self.args['root'], steps=self.steps)
 
     # --- steps --------------------------------------------------------------------------------
+
+    def warn_policy_outside_inventory(self):
+        """Warn when a policy variable has another value here than the inventory gives the host (or,
+        where it gives none, the role's default): it comes from the play or the role's vars, which
+        pep493.https.audit, its gate and the report never see, so they would judge the host by
+        another policy."""
+        elsewhere = self.action.policy_outside_inventory(self.task_vars)
+        if elsewhere:
+            self.warnings.append(
+                '%s: the policy (%s) comes from the play, not from the inventory: this run applies it, but '
+                'pep493.https.audit, its gate and the other playbooks of the collection will not see it. Put the '
+                'policy in inventory (group_vars/all.yml, or host_vars) for every playbook to see it.'
+                % (self.task_vars.get('inventory_hostname'), ', '.join(elsewhere)))
 
     def plan_policy(self):
         """The whole policy, validated with the modules' own rules before anything is written."""
@@ -345,14 +419,14 @@ class PolicyRun(object):
         try:
             found = self.action.run_module(name, args, self.task_vars)
         except AnsibleConnectionFailure as exc:
-            # the module never ran: a failed step that says so, not a host "unreachable" for no clear reason
-            found = dict(failed=True, unreachable=True, msg=str(exc))
+            # the host stays unreachable for Ansible (as any connection failure), with what could not be done
+            raise AnsibleConnectionFailure(failure_message(name, dict(unreachable=True, msg=str(exc))))
         self.steps.append(dict(step=step, module=COLLECTION + name, ran=True, changed=bool(found.get('changed'))))
         if name in WRITERS:
             self.module_results[name] = found
         # Ansible shows a warning once per run whichever host sent it: each names its inventory host
         host = self.task_vars.get('inventory_hostname')
-        self.warnings.extend('%s: %s' % (host, warning) if host else warning for warning in found.get('warnings') or [])
+        self.warnings.extend('%s: %s' % (host, text) if host else text for text in warning_texts(found))
         if found.get('diff'):
             self.diffs.extend(found['diff'] if isinstance(found['diff'], list) else [found['diff']])
         if found.get('failed') or found.get('unreachable'):

@@ -40,6 +40,9 @@ class FakeAction(object):
         self.answers = answers
         self.calls = []
 
+    def policy_outside_inventory(self, task_vars):
+        return task_vars.get('outside_inventory', [])
+
     def run_module(self, name, args, task_vars):
         self.calls.append((name, args))
         answer = self.answers[name]
@@ -246,12 +249,12 @@ def test_a_module_that_gave_no_result_says_what_happened(answer, expected):
     assert failure.step == action.AUDIT and failure.msg == expected
 
 
-def test_a_transfer_that_fails_is_a_failed_step_that_says_so():
+def test_a_transfer_that_fails_leaves_the_host_unreachable_and_says_what_could_not_be_done():
     from ansible.errors import AnsibleConnectionFailure
 
     def cannot_send(module_args):
         raise AnsibleConnectionFailure('Command execution failed: Command failed (rc=125): no space left on device')
-    dummy, dummy, failure = run('audit', answers=dict(verification_info=cannot_send))
-    assert failure.step == action.AUDIT
-    assert failure.msg == ('pep493.https.verification_info could not be sent to the host or started there: Command '
-                           'execution failed: Command failed (rc=125): no space left on device')
+    with pytest.raises(AnsibleConnectionFailure) as caught:
+        run('audit', answers=dict(verification_info=cannot_send))
+    assert str(caught.value) == ('pep493.https.verification_info could not be sent to the host or started there: '
+                                 'Command execution failed: Command failed (rc=125): no space left on device')
