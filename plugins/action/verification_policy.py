@@ -34,8 +34,8 @@ WRITERS = ('cert_verification', 'service_verification')
 CACHEABLE_FACTS = ('pep493_https_status', 'pep493_https_forecast_result')
 # the variables the audit judges a host by: the other playbooks of the collection read them from inventory
 POLICY_VARIABLES = ('pep493_https_verify', 'pep493_https_allow_insecure_host_default', 'pep493_https_cfg_path',
-                    'pep493_https_exceptions', 'pep493_https_exclusive', 'pep493_https_require_justification',
-                    'pep493_https_expired')
+                    'pep493_https_exceptions', 'pep493_https_adopt', 'pep493_https_exclusive',
+                    'pep493_https_require_justification', 'pep493_https_expired')
 # the tag of each part of the main entry point (ansible-playbook --tags)
 PART_TAGS = dict(file='pep493_https_file', services='pep493_https_services', audit='pep493_https_audit')
 
@@ -47,6 +47,8 @@ ARGUMENT_SPEC = dict(
     cfg_backup=dict(type='bool', default=True),
     cfg_repair=dict(type='bool', default=False),
     exceptions=dict(type='raw', default=[]),
+    adopt=dict(type='raw', default=[]),
+    remove_handmade=dict(type='raw', default=[]),
     exclusive=dict(type='bool', default=True),
     require_justification=dict(type='bool', default=True),
     expired=dict(type='str', default='remove'),
@@ -320,7 +322,8 @@ class PolicyRun(object):
         """The whole policy, validated with the modules' own rules before anything is written."""
         args = self.args
         return policy_plan.plan_policy(args['verify'], args['exceptions'], None, args['require_justification'],
-                                       args['expired'], args['allow_insecure_host_default'], args['cfg_path'])
+                                       args['expired'], args['allow_insecure_host_default'], args['cfg_path'],
+                                       args['adopt'], args['remove_handmade'])
 
     def refuse_bad_policy(self):
         if self.plan['problems']:
@@ -349,7 +352,7 @@ class PolicyRun(object):
         args = self.args
         info = self.module('verification_info', 'Audit the host as the policy will leave it', self.info_args(planned=dict(
             verify=args['verify'], repair=args['cfg_repair'], exceptions=self.plan['services'],
-            exclusive=args['exclusive'])))
+            exclusive=args['exclusive'], remove_handmade=self.plan['remove_handmade'])))
         self.status = policy_run.predicted_status(info, args['verify'], self.plan['allowed'], args['exclusive'],
                                                   self.plan['expired'], args['expired'], args['restart'],
                                                   self.check_mode)
@@ -373,12 +376,13 @@ class PolicyRun(object):
         if not self.part('services'):
             self.skip('service_verification', 'left out by --tags')
             return {}
-        if not self.plan['services'] and not self.args['exclusive']:
+        if not self.plan['services'] and not self.args['exclusive'] and not self.plan['remove_handmade']:
             return self.skip('service_verification', 'no exception to write and pep493_https_exclusive is false')
         if unchanged:
             return self.skip('service_verification', 'the prediction shows no drop-in to write or remove')
         return self.module('service_verification', WRITE_DROPINS, dict(
             services=self.plan['services'], exclusive=self.args['exclusive'], root=self.root,
+            remove_handmade=self.plan['remove_handmade'] or None,
             daemon_reload=self.args['daemon_reload'], restart=self.args['restart']))
 
     def audit_after_change(self, cfg, services):

@@ -20,11 +20,15 @@ from ansible_collections.pep493.https.plugins.module_utils._syntax import cfg
 from ansible_collections.pep493.https.plugins.module_utils._syntax import dates
 from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
 from ansible_collections.pep493.https.plugins.module_utils._syntax import exceptions as exceptions_rule
+from ansible_collections.pep493.https.plugins.module_utils._syntax import unit_names
 
 EXPIRED_POLICIES = ('remove', 'keep', 'fail')
 RESTARTS = ('never', 'try-restart', 'restart')
 EXCEPTION_KEYS = ('name', 'verify', 'reason', 'expires')
 EXCEPTIONS_LABEL = 'pep493_https_exceptions'
+ADOPT_LABEL = 'pep493_https_adopt'
+ADOPT_KEYS = ('name', 'reason', 'expires')
+REMOVE_HANDMADE_LABEL = 'pep493_https_remove_handmade'
 
 
 class PolicyError(ValueError):
@@ -130,12 +134,66 @@ def plan_exceptions(exceptions, day, require_justification=True, expired='remove
     return dict(problems=problems, active=active, expired=past, allowed=allowed, services=services)
 
 
+def _unit_names(names, label):
+    """([canonical service names], [problems]) of a list of service names called ``label``."""
+    if names is None:
+        return [], []
+    if not isinstance(names, (list, tuple)):
+        return [], ['%s is not a list of service names' % label]
+    found, problems = [], []
+    for index, name in enumerate(names):
+        try:
+            found.append(unit_names.validate_unit_name(name))
+        except unit_names.UnitNameError as exc:
+            problems.append('%s[%d]: %s' % (label, index, exc))
+    return found, problems
+
+
+def plan_handmade(adopt, remove_handmade, day, expired='remove'):
+    """The hand-made opt-outs the policy takes over (``adopt``: each {name, reason, expires}, an
+    exception of ours from now on, its reason and expiry required) or removes (``remove_handmade``:
+    service names). Returns ``plan_exceptions``' keys for the adopted ones, and ``names``: every
+    service whose hand-made ``PYTHONHTTPSVERIFY=0`` is to be taken out."""
+    entries = adopt
+    problems = []
+    if isinstance(adopt, (list, tuple)):
+        entries = []
+        for index, entry in enumerate(adopt):
+            where = '%s[%d]' % (ADOPT_LABEL, index)
+            unknown = sorted(str(key) for key in entry if key not in ADOPT_KEYS) if isinstance(entry, dict) else []
+            if unknown:
+                problems.append('%s has unknown key(s) %s; an adopted opt-out takes only %s (it becomes an exception '
+                                'with verify: false)' % (where, ', '.join(unknown), ', '.join(ADOPT_KEYS)))
+                entries.append(dict((key, value) for key, value in entry.items() if key in ADOPT_KEYS))
+            else:
+                entries.append(dict(entry, verify=False) if isinstance(entry, dict) else entry)
+    plan = plan_exceptions(entries, day, True, expired, label=ADOPT_LABEL)
+    removed, remove_problems = _unit_names(remove_handmade, REMOVE_HANDMADE_LABEL)
+    adopted = set(item['name'] for item in plan['active'] + plan['expired'])
+    for name in sorted(adopted & set(removed)):
+        problems.append('%s is both in %s and in %s; adopt its opt-out or remove it, not both'
+                        % (name, ADOPT_LABEL, REMOVE_HANDMADE_LABEL))
+    plan['problems'] = problems + plan['problems'] + remove_problems
+    plan['names'] = sorted(adopted | set(removed))
+    return plan
+
+
 def plan_policy(verify, exceptions, day=None, require_justification=True, expired='remove',
-                allow_insecure=False, cfg_path=cfg.DEFAULT_PATH):
+                allow_insecure=False, cfg_path=cfg.DEFAULT_PATH, adopt=None, remove_handmade=None):
     """``plan_exceptions`` for a host's whole policy: also refuses a host-wide value that is not
-    one of ``cfg.VALUES`` and a ``disable`` without its acknowledgement (``allow_insecure``).
-    ``day`` defaults to ``today()``."""
-    plan = plan_exceptions(exceptions, dates.today() if day is None else day, require_justification, expired)
+    one of ``cfg.VALUES`` and a ``disable`` without its acknowledgement (``allow_insecure``); the
+    hand-made opt-outs adopted (``adopt``) are exceptions too, and ``remove_handmade`` lists every
+    service whose hand-made opt-out is to be taken out (``plan_handmade``). ``day`` defaults to
+    ``today()``."""
+    day = dates.today() if day is None else day
+    plan = plan_exceptions(exceptions, day, require_justification, expired)
+    handmade = plan_handmade(adopt or [], remove_handmade or [], day, expired)
+    given = set(item['name'] for item in plan['active'] + plan['expired'])
+    for name in sorted(given & set(item['name'] for item in handmade['active'] + handmade['expired'])):
+        handmade['problems'].append('%s is both in %s and in %s; list it once' % (name, EXCEPTIONS_LABEL, ADOPT_LABEL))
+    for key in ('problems', 'active', 'expired', 'allowed', 'services'):
+        plan[key] = plan[key] + handmade[key]
+    plan['remove_handmade'] = handmade['names']
     problems = []
     if verify not in cfg.VALUES:
         problems.append('pep493_https_verify %s is not one of %s' % (dropin.show(verify), ', '.join(cfg.VALUES)))

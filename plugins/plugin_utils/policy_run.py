@@ -27,7 +27,7 @@ def unchanged_by_plan(info):
         return unchanged
     kinds = set(change.get('kind') if isinstance(change, Mapping) else None for change in info['planned_changes'])
     # a change of no known kind could be either
-    unchanged['cfg'] = not kinds - set(['dropin']) and not info.get('planned_refusals')
+    unchanged['cfg'] = not kinds - set(['dropin', 'handmade']) and not info.get('planned_refusals')
     unchanged['services'] = not kinds - set(['cfg'])
     return unchanged
 
