@@ -34,7 +34,7 @@ WRITERS = ('cert_verification', 'service_verification')
 CACHEABLE_FACTS = ('pep493_https_status', 'pep493_https_forecast_result')
 # the variables the audit judges a host by: the other playbooks of the collection read them from inventory
 POLICY_VARIABLES = ('pep493_https_verify', 'pep493_https_allow_insecure_host_default', 'pep493_https_cfg_path',
-                    'pep493_https_exceptions', 'pep493_https_adopt', 'pep493_https_exclusive',
+                    'pep493_https_exceptions', 'pep493_https_adopt', 'pep493_https_break_glass', 'pep493_https_exclusive',
                     'pep493_https_require_justification', 'pep493_https_expired')
 # the tag of each part of the main entry point (ansible-playbook --tags)
 PART_TAGS = dict(file='pep493_https_file', services='pep493_https_services', audit='pep493_https_audit')
@@ -48,6 +48,7 @@ ARGUMENT_SPEC = dict(
     cfg_repair=dict(type='bool', default=False),
     exceptions=dict(type='raw', default=[]),
     adopt=dict(type='raw', default=[]),
+    break_glass=dict(type='raw', default=[]),
     remove_handmade=dict(type='raw', default=[]),
     exclusive=dict(type='bool', default=True),
     require_justification=dict(type='bool', default=True),
@@ -323,7 +324,7 @@ class PolicyRun(object):
         args = self.args
         return policy_plan.plan_policy(args['verify'], args['exceptions'], None, args['require_justification'],
                                        args['expired'], args['allow_insecure_host_default'], args['cfg_path'],
-                                       args['adopt'], args['remove_handmade'])
+                                       args['adopt'], args['remove_handmade'], args['break_glass'])
 
     def refuse_bad_policy(self):
         if self.plan['problems']:
