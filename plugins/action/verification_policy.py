@@ -82,18 +82,21 @@ ROLLBACK_CFG = 'Put the given value in place'
 REMOVE_DROPINS = 'Remove every drop-in of ours'
 
 
-def forget_captured_warnings(warnings):
-    """From ansible-core 2.19 a module's warnings are also captured for the task as they come: drop
-    those copies, which say nothing of the host (before 2.19 only the result's warnings are shown)."""
+def take_captured_warnings():
+    """The texts of the warnings captured for this task so far, taken out of the capture: from
+    ansible-core 2.19 the modules' warnings are captured as they come and shown without the host
+    (before 2.19 only the result's warnings are shown, and there is nothing to take)."""
     try:
         from ansible._internal._display_utils import DeferredWarningContext
     except ImportError:
-        return
+        return []
     context = DeferredWarningContext.current(optional=True)
     captured = getattr(context, '_warnings', None)
-    for warning in warnings or []:
-        if isinstance(captured, list) and warning in captured:
-            captured.remove(warning)
+    if not isinstance(captured, list):
+        return []
+    texts = warning_texts(dict(warnings=captured))
+    del captured[:]
+    return texts
 
 
 def warning_texts(found):
@@ -147,6 +150,7 @@ class ActionModule(ActionBase):
             result.update(failed=True, msg=str(exc), failed_step=REFUSE_POLICY)
         finally:
             self._remove_tmp_path(self._connection._shell.tmpdir)
+        run.add_warnings(take_captured_warnings())
         result.update(run.outcome())
         self._keep_facts(result, run.facts())
         return result
@@ -157,7 +161,6 @@ class ActionModule(ActionBase):
         found = self._execute_module(module_name=COLLECTION + name, module_args=args, task_vars=task_vars)
         # from 2.19 the result's list may be the very list of captured warnings: keep a copy
         found['warnings'] = list(found.get('warnings') or [])
-        forget_captured_warnings(found['warnings'])
         return found
 
     def policy_outside_inventory(self, task_vars):
@@ -313,11 +316,11 @@ class PolicyRun(object):
         another policy."""
         elsewhere = self.action.policy_outside_inventory(self.task_vars)
         if elsewhere:
-            self.warnings.append(
-                '%s: the policy (%s) comes from the play, not from the inventory: this run applies it, but '
+            self.add_warnings([
+                'the policy (%s) comes from the play, not from the inventory: this run applies it, but '
                 'pep493.https.audit, its gate and the other playbooks of the collection will not see it. Put the '
                 'policy in inventory (group_vars/all.yml, or host_vars) for every playbook to see it.'
-                % (self.task_vars.get('inventory_hostname'), ', '.join(elsewhere)))
+                % ', '.join(elsewhere)])
 
     def plan_policy(self):
         """The whole policy, validated with the modules' own rules before anything is written."""
@@ -429,15 +432,22 @@ class PolicyRun(object):
         self.steps.append(dict(step=step, module=COLLECTION + name, ran=True, changed=bool(found.get('changed'))))
         if name in WRITERS:
             self.module_results[name] = found
-        # Ansible shows a warning once per run whichever host sent it: each names its inventory host
-        host = self.task_vars.get('inventory_hostname')
-        self.warnings.extend('%s: %s' % (host, text) if host else text for text in warning_texts(found))
+        self.add_warnings(warning_texts(found))
         if found.get('diff'):
             self.diffs.extend(found['diff'] if isinstance(found['diff'], list) else [found['diff']])
         if found.get('failed') or found.get('unreachable'):
             raise StepFailed(step, failure_message(name, found), found)
         self.changed = self.changed or bool(found.get('changed'))
         return found
+
+    def add_warnings(self, texts):
+        """Ansible shows a warning once per run whichever host sent it: each names its inventory host,
+        and is said once."""
+        host = self.task_vars.get('inventory_hostname')
+        for text in texts:
+            text = '%s: %s' % (host, text) if host and not text.startswith('%s: ' % host) else text
+            if text not in self.warnings:
+                self.warnings.append(text)
 
     def skip(self, step, why):
         """A step left out, and why: the run's ``steps`` say it."""
