@@ -72,6 +72,10 @@ def applied_services(result, unchanged=None, planned=None):
         kept['unchanged'] = len(every) - len(kept['services'])
         kept['removed'] = [dict(name=item.get('name'), action=item.get('action'))
                            for item in result.get('removed') or [] if isinstance(item, Mapping)]
+        handmade = [dict(name=item.get('name'), path=item.get('path'))
+                    for item in result.get('handmade') or [] if isinstance(item, Mapping)]
+        if handmade:
+            kept['handmade'] = handmade
     return kept
 
 
