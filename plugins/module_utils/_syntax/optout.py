@@ -19,7 +19,7 @@ from ansible_collections.pep493.https.plugins.module_utils._syntax import system
 
 VARIABLE = dropin.VARIABLE
 OPT_OUT = '0'
-NOTE = b'# pep493.https took PYTHONHTTPSVERIFY=0 out of this line (opt-out taken over); it was: '
+NOTE = b'# pep493.https took PYTHONHTTPSVERIFY=0 out of this line; it was: '
 _LINE = re.compile(b'([^\r\n\x00]*)(\r\n|\n|\r|\x00|$)')
 _WHITESPACE = ' \t\n\r'
 
