@@ -290,17 +290,16 @@ def plan_handmade(files, unit_dir, dropin_name, units):
             if not name.endswith('.conf') or name == dropin_name:
                 continue
             path = '%s/%s' % (folder, name)
-            kind = files.entry(folder, name)[0]
+            kind, link = files.entry(folder, name)
+            if kind == 'link':
+                errors.append('remove_handmade (%s): %s is a link to %s; a drop-in behind a link is not rewritten: '
+                              'take PYTHONHTTPSVERIFY=0 out of it by hand' % (unit, files.show(path), link))
+                continue
             try:
                 resolved = files.resolve(path, follow=False, folder_follow=False)
                 old = files.read_at(resolved, dropin.MAX_DROPIN_SIZE) if kind == 'file' else None
             except hostfiles.HostFileError as exc:
                 errors.append('remove_handmade (%s): %s' % (unit, exc))
-                continue
-            if kind == 'link':
-                link = files.entry(folder, name)[1]
-                errors.append('remove_handmade (%s): %s is a link to %s; a drop-in behind a link is not rewritten: '
-                              'take PYTHONHTTPSVERIFY=0 out of it by hand' % (unit, resolved.real, link))
                 continue
             if old is None or dropin.parse_dropin(old) is not None:
                 continue
