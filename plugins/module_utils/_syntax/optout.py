@@ -121,12 +121,3 @@ def take_out_optout(data, where='the drop-in'):
     if not taken:
         return data, 0
     return b''.join(out), taken
-
-
-def sets_optout(data):
-    """Whether a drop-in's ``[Service]`` sets ``PYTHONHTTPSVERIFY=0`` in an ``Environment=`` line."""
-    found, dummy = systemd.unit_file_assignments(data)
-    for dummy, section, key, value in found:
-        if section == 'Service' and key == 'Environment' and systemd.parse_environment(value).get(VARIABLE) == OPT_OUT:
-            return True
-    return False
