@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import datetime
 
+from ansible.errors import AnsibleConnectionFailure
 from ansible.plugins.action import ActionBase
 from ansible_collections.pep493.https.plugins.plugin_utils import compliance
 from ansible_collections.pep493.https.plugins.plugin_utils import policy_plan
@@ -31,6 +32,10 @@ COLLECTION = 'pep493.https.'
 WRITERS = ('cert_verification', 'service_verification')
 # the facts a fact cache keeps for later jobs; pep493_https_applied says what this run did, for its play only
 CACHEABLE_FACTS = ('pep493_https_status', 'pep493_https_forecast_result')
+# the variables the audit judges a host by: the other playbooks of the collection read them from inventory
+POLICY_VARIABLES = ('pep493_https_verify', 'pep493_https_allow_insecure_host_default', 'pep493_https_cfg_path',
+                    'pep493_https_exceptions', 'pep493_https_adopt', 'pep493_https_break_glass', 'pep493_https_exclusive',
+                    'pep493_https_require_justification', 'pep493_https_expired')
 # the tag of each part of the main entry point (ansible-playbook --tags)
 PART_TAGS = dict(file='pep493_https_file', services='pep493_https_services', audit='pep493_https_audit')
 
@@ -42,6 +47,9 @@ ARGUMENT_SPEC = dict(
     cfg_backup=dict(type='bool', default=True),
     cfg_repair=dict(type='bool', default=False),
     exceptions=dict(type='raw', default=[]),
+    adopt=dict(type='raw', default=[]),
+    break_glass=dict(type='raw', default=[]),
+    remove_handmade=dict(type='raw', default=[]),
     exclusive=dict(type='bool', default=True),
     require_justification=dict(type='bool', default=True),
     expired=dict(type='str', default='remove'),
@@ -75,6 +83,46 @@ ROLLBACK_CFG = 'Put the given value in place'
 REMOVE_DROPINS = 'Remove every drop-in of ours'
 
 
+def take_captured_warnings():
+    """The texts of the warnings captured for this task so far, taken out of the capture: from
+    ansible-core 2.19 the modules' warnings are captured as they come and shown without the host
+    (before 2.19 only the result's warnings are shown, and there is nothing to take)."""
+    try:
+        from ansible._internal._display_utils import DeferredWarningContext
+    except ImportError:
+        return []
+    context = DeferredWarningContext.current(optional=True)
+    captured = getattr(context, '_warnings', None)
+    if not isinstance(captured, list):
+        return []
+    texts = warning_texts(dict(warnings=captured))
+    del captured[:]
+    return texts
+
+
+def warning_texts(found):
+    """The texts of a module result's warnings (ansible-core 2.19+ gives WarningSummary objects)."""
+    texts = []
+    for warning in found.get('warnings') or []:
+        event = getattr(warning, 'event', None)
+        texts.append(str(event.msg if event is not None else warning))
+    return texts
+
+
+def failure_message(name, found):
+    """What went wrong with the module ``name``, from its result ``found``: its own message, or, when
+    it gave none Ansible could read, what happened (not sent, or no readable output and its exit code)."""
+    msg = str(found.get('msg') or '')
+    if found.get('unreachable'):
+        return '%s%s could not be sent to the host or started there: %s' % (COLLECTION, name, msg or 'no reason given')
+    if msg.startswith('MODULE FAILURE') or not msg or 'module_stdout' in found or 'module_stderr' in found:
+        output = (str(found.get('module_stderr') or '').strip() or str(found.get('module_stdout') or '').strip())
+        lines = output.splitlines()
+        return '%s%s ran on the host but returned no result Ansible could read (exit code %s): %s' % (
+            COLLECTION, name, found.get('rc', 'unknown'), lines[-1][:300] if lines else 'it printed nothing')
+    return msg
+
+
 class StepFailed(Exception):
     """A step that stops the run: ``step`` (its name), ``msg``, and the module's result if any."""
 
@@ -103,13 +151,45 @@ class ActionModule(ActionBase):
             result.update(failed=True, msg=str(exc), failed_step=REFUSE_POLICY)
         finally:
             self._remove_tmp_path(self._connection._shell.tmpdir)
+        run.add_warnings(take_captured_warnings())
         result.update(run.outcome())
         self._keep_facts(result, run.facts())
         return result
 
     def run_module(self, name, args, task_vars):
-        """The result of the collection's module ``name`` run on the host with ``args``."""
-        return self._execute_module(module_name=COLLECTION + name, module_args=args, task_vars=task_vars)
+        """The result of the collection's module ``name`` run on the host with ``args``; its warnings
+        are the run's to show (each naming the inventory host), not shown a second time without it."""
+        found = self._execute_module(module_name=COLLECTION + name, module_args=args, task_vars=task_vars)
+        # from 2.19 the result's list may be the very list of captured warnings: keep a copy
+        found['warnings'] = list(found.get('warnings') or [])
+        return found
+
+    def policy_outside_inventory(self, task_vars):
+        """The policy variables (POLICY_VARIABLES) whose value in this task is not what the inventory
+        (and extra vars) give the host, or the role's default where they give none; [] outside a role."""
+        role = getattr(self._task, '_role', None)
+        host = task_vars.get('inventory_hostname')
+        hostvars = task_vars.get('hostvars')
+        if role is None or host is None or hostvars is None:
+            return []
+        try:
+            inventory = hostvars[host]
+        except KeyError:
+            return []
+        defaults = role.get_default_vars()
+        found = []
+        for name in POLICY_VARIABLES:
+            if name not in task_vars:
+                continue
+            if name in inventory:
+                expected = inventory[name]
+            elif name in defaults:
+                expected = self._templar.template(defaults[name])
+            else:
+                continue
+            if self._templar.template(task_vars[name]) != expected:
+                found.append(name)
+        return found
 
     def _keep_facts(self, result, facts):
         """The run's facts: the verdict and the forecast as cacheable facts (as ``set_fact`` with
@@ -156,6 +236,7 @@ class PolicyRun(object):
     # --- entry points -------------------------------------------------------------------------
 
     def main(self):
+        self.warn_policy_outside_inventory()
         self.plan = self.plan_policy()
         self.refuse_bad_policy()
         if self.args['forecast'] and not self.root:
@@ -189,6 +270,7 @@ class PolicyRun(object):
         self.audit_after_change(cfg, services)
 
     def audit(self):
+        self.warn_policy_outside_inventory()
         plan = self.plan_policy()
         info = self.module('verification_info', AUDIT, self.info_args())
         verdict = None if plan['problems'] else compliance.compliance(
@@ -228,11 +310,25 @@ class PolicyRun(object):
 
     # --- steps --------------------------------------------------------------------------------
 
+    def warn_policy_outside_inventory(self):
+        """Warn when a policy variable has another value here than the inventory gives the host (or,
+        where it gives none, the role's default): it comes from the play or the role's vars, which
+        pep493.https.audit, its gate and the report never see, so they would judge the host by
+        another policy."""
+        elsewhere = self.action.policy_outside_inventory(self.task_vars)
+        if elsewhere:
+            self.add_warnings([
+                'the policy (%s) comes from the play, not from the inventory: this run applies it, but '
+                'pep493.https.audit, its gate and the other playbooks of the collection will not see it. Put the '
+                'policy in inventory (group_vars/all.yml, or host_vars) for every playbook to see it.'
+                % ', '.join(elsewhere)])
+
     def plan_policy(self):
         """The whole policy, validated with the modules' own rules before anything is written."""
         args = self.args
         return policy_plan.plan_policy(args['verify'], args['exceptions'], None, args['require_justification'],
-                                       args['expired'], args['allow_insecure_host_default'], args['cfg_path'])
+                                       args['expired'], args['allow_insecure_host_default'], args['cfg_path'],
+                                       args['adopt'], args['remove_handmade'], args['break_glass'])
 
     def refuse_bad_policy(self):
         if self.plan['problems']:
@@ -262,7 +358,7 @@ class PolicyRun(object):
         args = self.args
         info = self.module('verification_info', 'Audit the host as the policy will leave it', self.info_args(planned=dict(
             verify=args['verify'], repair=args['cfg_repair'], exceptions=self.plan['services'],
-            exclusive=args['exclusive'])))
+            exclusive=args['exclusive'], remove_handmade=self.plan['remove_handmade'])))
         self.status = policy_run.predicted_status(info, args['verify'], self.plan['allowed'], args['exclusive'],
                                                   self.plan['expired'], args['expired'], args['restart'],
                                                   self.check_mode, self.automatic())
@@ -286,12 +382,13 @@ class PolicyRun(object):
         if not self.part('services'):
             self.skip('service_verification', 'left out by --tags')
             return {}
-        if not self.plan['services'] and not self.args['exclusive']:
+        if not self.plan['services'] and not self.args['exclusive'] and not self.plan['remove_handmade']:
             return self.skip('service_verification', 'no exception to write and pep493_https_exclusive is false')
         if unchanged:
             return self.skip('service_verification', 'the prediction shows no drop-in to write or remove')
         return self.module('service_verification', WRITE_DROPINS, dict(
             services=self.plan['services'], exclusive=self.args['exclusive'], root=self.root,
+            remove_handmade=self.plan['remove_handmade'] or None,
             daemon_reload=self.args['daemon_reload'], restart=self.args['restart']))
 
     def audit_after_change(self, cfg, services):
@@ -329,17 +426,30 @@ class PolicyRun(object):
     def module(self, name, step, args):
         """Run the module ``name`` for ``step``; a failed module stops the run, named."""
         args = dict((key, value) for key, value in args.items() if value is not None)
-        found = self.action.run_module(name, args, self.task_vars)
+        try:
+            found = self.action.run_module(name, args, self.task_vars)
+        except AnsibleConnectionFailure as exc:
+            # the host stays unreachable for Ansible (as any connection failure), with what could not be done
+            raise AnsibleConnectionFailure(failure_message(name, dict(unreachable=True, msg=str(exc))))
         self.steps.append(dict(step=step, module=COLLECTION + name, ran=True, changed=bool(found.get('changed'))))
         if name in WRITERS:
             self.module_results[name] = found
-        self.warnings.extend(found.get('warnings') or [])
+        self.add_warnings(warning_texts(found))
         if found.get('diff'):
             self.diffs.extend(found['diff'] if isinstance(found['diff'], list) else [found['diff']])
         if found.get('failed') or found.get('unreachable'):
-            raise StepFailed(step, found.get('msg') or '%s failed' % name, found)
+            raise StepFailed(step, failure_message(name, found), found)
         self.changed = self.changed or bool(found.get('changed'))
         return found
+
+    def add_warnings(self, texts):
+        """Ansible shows a warning once per run whichever host sent it: each names its inventory host,
+        and is said once."""
+        host = self.task_vars.get('inventory_hostname')
+        for text in texts:
+            text = '%s: %s' % (host, text) if host and not text.startswith('%s: ' % host) else text
+            if text not in self.warnings:
+                self.warnings.append(text)
 
     def skip(self, step, why):
         """A step left out, and why: the run's ``steps`` say it."""

@@ -16,7 +16,8 @@ from ansible_collections.pep493.https.plugins.plugin_utils import policy_plan as
 
 
 def policy_plan(exceptions, verify='enable', allow_insecure=False, require_justification=True, expired='remove',
-                cfg_path='/etc/python/cert-verification.cfg', today=None):
+                cfg_path='/etc/python/cert-verification.cfg', today=None, adopt=None, remove_handmade=None,
+                break_glass=None):
     """A host's whole policy, validated before anything is written (``rules.plan_policy``).
 
     ``today`` (a date or ``YYYY-MM-DD``) replaces the collection's clock (``dates.today()``, the UTC
@@ -24,7 +25,8 @@ def policy_plan(exceptions, verify='enable', allow_insecure=False, require_justi
     """
     try:
         day = dates.today() if today is None else planning.as_date(today, 'today')
-        return planning.plan_policy(verify, exceptions, day, require_justification, expired, allow_insecure, cfg_path)
+        return planning.plan_policy(verify, exceptions, day, require_justification, expired, allow_insecure, cfg_path,
+                                    adopt, remove_handmade, break_glass)
     except planning.PolicyError as exc:
         raise AnsibleFilterError(str(exc))
 

@@ -120,6 +120,25 @@ options:
         shrink. Foreign files are never touched. Drop-ins of ours under another file name are not looked for.
     type: bool
     default: false
+  remove_handmade:
+    description:
+      - Services whose hand-made opt-outs are taken out - the C(PYTHONHTTPSVERIFY=0) assignments of the
+        C(<unit_dir>/<unit>.d/*.conf) drop-ins this module did not write (C(systemctl edit)'s
+        C(override.conf), for example) - so that the service verifies, or gets the exception O(services)
+        gives it instead.
+      - Only that assignment goes. The other assignments of its C(Environment=) line stay as they were
+        written, every other line stays byte for byte, and the line as it was is kept in a comment above it
+        (a line that held nothing else is commented out, never left as an empty C(Environment=), which
+        would reset the assignments before it). A backup of the file is kept beside it
+        (C(<file>.<pid>.<date>~), which systemd does not read); the file keeps its mode and owner.
+      - A drop-in that is a link, or whose line with the assignment goes on over the next line, is not
+        valid UTF-8 or holds words systemd refuses, is refused with the file and line named, before
+        anything of the call is written; take the assignment out of it by hand.
+      - Settings elsewhere (the unit file itself, C(/run), C(/usr/lib), C(EnvironmentFile=)) are not
+        touched; M(pep493.https.verification_info) names them.
+    type: list
+    elements: str
+    default: []
   dropin_name:
     description:
       - File name of the drop-in, a C(.conf) name without any path.
@@ -292,6 +311,26 @@ removed:
   elements: dict
   sample: [{"name": "old-agent.service", "action": "removed",
             "path": "/etc/systemd/system/old-agent.service.d/zz-pep493-https.conf"}]
+handmade:
+  description: The hand-made drop-ins O(remove_handmade) took C(PYTHONHTTPSVERIFY=0) out of (in check mode, would).
+  returned: always
+  type: list
+  elements: dict
+  contains:
+    name:
+      description: The service.
+      type: str
+    path:
+      description: The drop-in.
+      type: str
+    taken:
+      description: How many C(PYTHONHTTPSVERIFY=0) assignments were taken out of it.
+      type: int
+    backup:
+      description: The copy of the file as it was, kept beside it; null in check mode.
+      type: str
+  sample: [{"name": "foo.service", "path": "/etc/systemd/system/foo.service.d/override.conf", "taken": 1,
+            "backup": "/etc/systemd/system/foo.service.d/override.conf.4242.2030-01-15@10:00:00~"}]
 systemd_running:
   description:
     - Whether systemd runs on the host and O(root) is not set. When false, no C(systemctl) command was run.
@@ -346,6 +385,7 @@ def argument_spec():
         reason=dict(type='str'),
         expires=dict(type='str'),
         exclusive=dict(type='bool', default=False),
+        remove_handmade=dict(type='list', elements='str', default=[]),
         dropin_name=dict(type='str', default=dropin.DEFAULT_DROPIN_NAME),
         unit_dir=dict(type='path', default='/etc/systemd/system'),
         root=dict(type='path'),

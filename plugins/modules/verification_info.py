@@ -127,6 +127,11 @@ options:
         description: As O(pep493.https.service_verification#module:exclusive).
         type: bool
         default: false
+      remove_handmade:
+        description: As O(pep493.https.service_verification#module:remove_handmade).
+        type: list
+        elements: str
+        default: []
       dropin_name:
         description: As O(pep493.https.service_verification#module:dropin_name).
         type: str
@@ -574,8 +579,9 @@ planned_changes:
       description: V(created), V(updated) or V(removed).
       type: str
     kind:
-      description: V(cfg) (the file of M(pep493.https.cert_verification)) or V(dropin) (one of
-        M(pep493.https.service_verification)).
+      description: V(cfg) (the file of M(pep493.https.cert_verification)), V(dropin) (one of
+        M(pep493.https.service_verification)) or V(handmade) (a hand-made drop-in that
+        O(planned.remove_handmade) takes C(PYTHONHTTPSVERIFY=0) out of).
       type: str
   sample: [{"path": "/etc/systemd/system/ambari-agent.service.d/zz-pep493-https.conf", "action": "created",
             "kind": "dropin"}]
@@ -616,6 +622,7 @@ def argument_spec():
         repair=dict(type='bool', default=False),
         exceptions=dict(type='list', elements='dict', options=exception, default=[]),
         exclusive=dict(type='bool', default=False),
+        remove_handmade=dict(type='list', elements='str', default=[]),
         dropin_name=dict(type='str', default=dropin.DEFAULT_DROPIN_NAME),
         unit_dir=dict(type='path', default='/etc/systemd/system'),
     )

@@ -54,6 +54,11 @@ def _services_parts(services, expired, expired_policy, restart, check, root=None
                  else item['name'] for item in every if item.get('action') == action]
         if units:
             parts.append('drop-ins %s%s: %s' % ('that would be ' if check else '', label, ', '.join(units)))
+    handmade = [item for item in services.get('handmade') or [] if isinstance(item, Mapping)]
+    if handmade:
+        parts.append('hand-made PYTHONHTTPSVERIFY=0 %staken out of: %s' % (
+            'that would be ' if check else '', ', '.join('%s (%s)' % (item.get('name'), item.get('path'))
+                                                         for item in handmade)))
     if not parts:
         parts.append('drop-ins unchanged')
     elif root:

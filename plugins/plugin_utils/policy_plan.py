@@ -20,11 +20,18 @@ from ansible_collections.pep493.https.plugins.module_utils._syntax import cfg
 from ansible_collections.pep493.https.plugins.module_utils._syntax import dates
 from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
 from ansible_collections.pep493.https.plugins.module_utils._syntax import exceptions as exceptions_rule
+from ansible_collections.pep493.https.plugins.module_utils._syntax import unit_names
 
 EXPIRED_POLICIES = ('remove', 'keep', 'fail')
 RESTARTS = ('never', 'try-restart', 'restart')
 EXCEPTION_KEYS = ('name', 'verify', 'reason', 'expires')
 EXCEPTIONS_LABEL = 'pep493_https_exceptions'
+ADOPT_LABEL = 'pep493_https_adopt'
+ADOPT_KEYS = ('name', 'reason', 'expires')
+REMOVE_HANDMADE_LABEL = 'pep493_https_remove_handmade'
+BREAK_GLASS_LABEL = 'pep493_https_break_glass'
+# a break-glass exception is for the days it takes to fix the cause, not a new policy
+BREAK_GLASS_MAX_DAYS = 14
 
 
 class PolicyError(ValueError):
@@ -130,12 +137,90 @@ def plan_exceptions(exceptions, day, require_justification=True, expired='remove
     return dict(problems=problems, active=active, expired=past, allowed=allowed, services=services)
 
 
+def _unit_names(names, label):
+    """([canonical service names], [problems]) of a list of service names called ``label``."""
+    if names is None:
+        return [], []
+    if not isinstance(names, (list, tuple)):
+        return [], ['%s is not a list of service names' % label]
+    found, problems = [], []
+    for index, name in enumerate(names):
+        try:
+            found.append(unit_names.validate_unit_name(name))
+        except unit_names.UnitNameError as exc:
+            problems.append('%s[%d]: %s' % (label, index, exc))
+    return found, problems
+
+
+def _opt_out_entries(entries, label, what):
+    """(entries as exceptions with verify false, problems) of a list of {name, reason, expires}."""
+    if not isinstance(entries, (list, tuple)):
+        return entries, []
+    found, problems = [], []
+    for index, entry in enumerate(entries):
+        unknown = sorted(str(key) for key in entry if key not in ADOPT_KEYS) if isinstance(entry, dict) else []
+        if unknown:
+            problems.append('%s[%d] has unknown key(s) %s; %s takes only %s (it becomes an exception with verify: '
+                            'false)' % (label, index, ', '.join(unknown), what, ', '.join(ADOPT_KEYS)))
+            entry = dict((key, value) for key, value in entry.items() if key in ADOPT_KEYS)
+        found.append(dict(entry, verify=False) if isinstance(entry, dict) else entry)
+    return found, problems
+
+
+def plan_break_glass(entries, day, expired='remove'):
+    """Break-glass exceptions (``pep493_https_break_glass``): each {name, reason, expires}, all
+    required, an exception with verify false whose ``expires`` is at most BREAK_GLASS_MAX_DAYS days
+    after ``day``. Returns ``plan_exceptions``' keys."""
+    entries, problems = _opt_out_entries(entries, BREAK_GLASS_LABEL, 'a break-glass exception')
+    plan = plan_exceptions(entries, day, True, expired, label=BREAK_GLASS_LABEL)
+    latest = day + datetime.timedelta(days=BREAK_GLASS_MAX_DAYS)
+    for item in plan['active']:
+        if item['expires'] > latest.isoformat():
+            problems.append('%s (%s) expires %s, more than %d days from today (%s): a break-glass exception is short; '
+                            'give a date up to %s, or put the exception in pep493_https_exceptions'
+                            % (BREAK_GLASS_LABEL, item['name'], item['expires'], BREAK_GLASS_MAX_DAYS,
+                               day.isoformat(), latest.isoformat()))
+    plan['problems'] = problems + plan['problems']
+    return plan
+
+
+def plan_handmade(adopt, remove_handmade, day, expired='remove'):
+    """The hand-made opt-outs the policy takes over (``adopt``: each {name, reason, expires}, an
+    exception of ours from now on, its reason and expiry required) or removes (``remove_handmade``:
+    service names). Returns ``plan_exceptions``' keys for the adopted ones, and ``names``: every
+    service whose hand-made ``PYTHONHTTPSVERIFY=0`` is to be taken out."""
+    entries, problems = _opt_out_entries(adopt, ADOPT_LABEL, 'an adopted opt-out')
+    plan = plan_exceptions(entries, day, True, expired, label=ADOPT_LABEL)
+    removed, remove_problems = _unit_names(remove_handmade, REMOVE_HANDMADE_LABEL)
+    adopted = set(item['name'] for item in plan['active'] + plan['expired'])
+    for name in sorted(adopted & set(removed)):
+        problems.append('%s is both in %s and in %s; adopt its opt-out or remove it, not both'
+                        % (name, ADOPT_LABEL, REMOVE_HANDMADE_LABEL))
+    plan['problems'] = problems + plan['problems'] + remove_problems
+    plan['names'] = sorted(adopted | set(removed))
+    return plan
+
+
 def plan_policy(verify, exceptions, day=None, require_justification=True, expired='remove',
-                allow_insecure=False, cfg_path=cfg.DEFAULT_PATH):
+                allow_insecure=False, cfg_path=cfg.DEFAULT_PATH, adopt=None, remove_handmade=None, break_glass=None):
     """``plan_exceptions`` for a host's whole policy: also refuses a host-wide value that is not
-    one of ``cfg.VALUES`` and a ``disable`` without its acknowledgement (``allow_insecure``).
-    ``day`` defaults to ``today()``."""
-    plan = plan_exceptions(exceptions, dates.today() if day is None else day, require_justification, expired)
+    one of ``cfg.VALUES`` and a ``disable`` without its acknowledgement (``allow_insecure``); the
+    hand-made opt-outs adopted (``adopt``) are exceptions too, and ``remove_handmade`` lists every
+    service whose hand-made opt-out is to be taken out (``plan_handmade``). ``day`` defaults to
+    ``today()``."""
+    day = dates.today() if day is None else day
+    plan = plan_exceptions(exceptions, day, require_justification, expired)
+    handmade = plan_handmade(adopt or [], remove_handmade or [], day, expired)
+    urgent = plan_break_glass(break_glass or [], day, expired)
+    seen = {}
+    for label, part in ((EXCEPTIONS_LABEL, plan), (ADOPT_LABEL, handmade), (BREAK_GLASS_LABEL, urgent)):
+        for name in sorted(set(item['name'] for item in part['active'] + part['expired'])):
+            if name in seen:
+                part['problems'].append('%s is both in %s and in %s; list it once' % (name, seen[name], label))
+            seen.setdefault(name, label)
+    for key in ('problems', 'active', 'expired', 'allowed', 'services'):
+        plan[key] = plan[key] + handmade[key] + urgent[key]
+    plan['remove_handmade'] = handmade['names']
     problems = []
     if verify not in cfg.VALUES:
         problems.append('pep493_https_verify %s is not one of %s' % (dropin.show(verify), ', '.join(cfg.VALUES)))

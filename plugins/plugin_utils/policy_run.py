@@ -27,7 +27,7 @@ def unchanged_by_plan(info):
         return unchanged
     kinds = set(change.get('kind') if isinstance(change, Mapping) else None for change in info['planned_changes'])
     # a change of no known kind could be either
-    unchanged['cfg'] = not kinds - set(['dropin']) and not info.get('planned_refusals')
+    unchanged['cfg'] = not kinds - set(['dropin', 'handmade']) and not info.get('planned_refusals')
     unchanged['services'] = not kinds - set(['cfg'])
     return unchanged
 
@@ -72,6 +72,10 @@ def applied_services(result, unchanged=None, planned=None):
         kept['unchanged'] = len(every) - len(kept['services'])
         kept['removed'] = [dict(name=item.get('name'), action=item.get('action'))
                            for item in result.get('removed') or [] if isinstance(item, Mapping)]
+        handmade = [dict(name=item.get('name'), path=item.get('path'))
+                    for item in result.get('handmade') or [] if isinstance(item, Mapping)]
+        if handmade:
+            kept['handmade'] = handmade
     return kept
 
 

@@ -32,7 +32,7 @@ def test_stage0_dry_run_says_per_host_what_would_change():
 def test_stage0_warns_per_host_that_no_python_would_read_the_file():
     stdout = r.kept_run("stage0")["stdout"]
     for host in r.HOSTS:
-        assert "%s would be changed on %s, but no Python on this host reads it" % (r.CFG, host) in stdout
+        assert "%s: %s would be changed, but no Python on this host reads it" % (host, r.CFG) in stdout
 
 
 def test_stage0_left_every_host_untouched():
@@ -66,7 +66,7 @@ def test_stage1_enforce_passed_batch_by_batch():
 def test_stage1_warns_per_host_that_no_python_reads_the_file():
     stdout = r.kept_run("stage1")["stdout"]
     for host in r.HOSTS:
-        assert "%s written on %s, but no Python on this host reads it" % (r.CFG, host) in stdout
+        assert "%s: %s written, but no Python on this host reads it" % (host, r.CFG) in stdout
 
 
 def test_enforce_is_idempotent_and_quiet():

@@ -10,7 +10,6 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import os
-import socket
 import stat
 
 from ansible_collections.pep493.https.plugins.module_utils._host import files as hostfiles
@@ -137,8 +136,8 @@ def run(module):
     if params['state'] == 'present' and params['verify'] == 'disable':
         module.warn(plan.disable_warning(dest))
     if result['probed'] and not result['consumers'] and result['changed'] and params['state'] == 'present':
-        # the host's own name: Ansible shows a warning text once per run, whichever host sent it
-        module.warn('%s %s on %s, but no Python on this host reads it (only RHEL/CentOS 7 system python and SCL '
+        # no machine name here: a container's is its ID; the policy role's step names the inventory host
+        module.warn('%s %s, but no Python on this host reads it (only RHEL/CentOS 7 system python and SCL '
                     'python27 do; no Python 3 does), so it has no effect here.'
-                    % (dest, 'would be changed' if module.check_mode else 'written', socket.gethostname()))
+                    % (dest, 'would be changed' if module.check_mode else 'written'))
     module.exit_json(**result)

@@ -58,7 +58,37 @@ def validate(params):
     if not params['unit_dir'].startswith('/'):
         errors.append('unit_dir %s must be an absolute path' % dropin.show(params['unit_dir']))
     found, item_errors = exceptions.requests(params['name'], params['services'], params)
-    return found, dropin_name, errors + item_errors
+    return found, dropin_name, errors + item_errors + handmade_errors(params)
+
+
+def handmade_errors(params):
+    """The problems of ``remove_handmade`` (each a service name); canonical names replace them."""
+    errors = []
+    names = []
+    for index, name in enumerate(params.get('remove_handmade') or []):
+        try:
+            names.append(unit_names.validate_unit_name(name))
+        except unit_names.UnitNameError as exc:
+            errors.append('remove_handmade[%d]: %s' % (index, exc))
+    params['remove_handmade'] = sorted(set(names))
+    return errors
+
+
+def apply_handmade(module, handmade, done):
+    """Take each hand-made opt-out out (nothing in check mode), a backup of the file beside it first."""
+    for item in handmade:
+        if module.check_mode:
+            continue
+        item_backup = safe_file.backup(module, item.path, item.old)
+        new = item.new
+        safe_file.write_atomic(module, item.path, new, check=lambda data: None if data == new else 'it reads back '
+                               'otherwise than it was written')
+        done.append(item.unit)
+        yield dict(name=item.unit, path=item.path, taken=item.taken, backup=item_backup)
+
+
+def public_handmade(item, backup_path=None):
+    return dict(name=item.unit, path=item.path, taken=item.taken, backup=backup_path)
 
 
 def loaded_units(module, ctl):
@@ -239,6 +269,7 @@ def run(module):
     try:
         files = hostfiles.HostFiles(params['root'], show_real=True)
         plans, removals = plan.plan_dropins(files, params['unit_dir'], dropin_name, found, params['exclusive'], euid)
+        handmade = plan.plan_handmade(files, params['unit_dir'], dropin_name, params['remove_handmade'])
     except hostfiles.HostFileError as exc:
         module.fail_json(msg='Nothing was changed: %s' % exc)
     except plan.PlanError as exc:
@@ -249,18 +280,24 @@ def run(module):
         module.warn('systemd runs here but systemctl is not in PATH: no daemon-reload or restart is possible')
     everything = plans + removals
     loaded = loaded_units(module, ctl) if ctl.path else None
-    described = describe(params['root'], everything, loaded)
+    described = describe(params['root'], everything + handmade, loaded)
 
     changes = [item for item in everything if item.changed]
     done = []
+    taken_out = [public_handmade(item) for item in handmade]
     try:
         apply(module, changes, dropin_name, euid, done)
+        if handmade and not module.check_mode:
+            taken_out = list(apply_handmade(module, handmade, done))
     except safe_file.SafeFileError as exc:
         module.fail_json(msg='%s; drop-ins written or removed before the error: %s' % (exc, ', '.join(done) or 'none'))
+    # a unit whose hand-made opt-out was taken out changed too (reload, restart), once
+    changes.extend(item for item in handmade if item.unit not in set(change.name for change in changes))
 
     result = dict(changed=bool(changes), systemd_running=ctl.running, reloaded=False, restarted=[], pending_restart=[],
                   services=[public(item, described.get(item.name)) for item in plans],
-                  removed=[public(item, described.get(item.name)) for item in removals])
+                  removed=[public(item, described.get(item.name)) for item in removals],
+                  handmade=taken_out)
     insecure = plan.insecure_warning(plans)
     if insecure:
         module.warn(insecure)
@@ -282,6 +319,8 @@ def run(module):
             run_systemctl(module, ctl, [params['restart'], '--'] + result['restarted'], ', '.join(changed_units),
                           result)
     if module._diff and changes:
-        result['diff'] = [file_diff(item, euid) for item in changes]
+        result['diff'] = [file_diff(item, euid) for item in changes if not isinstance(item, plan.HandmadePlan)]
+        result['diff'].extend(dict(before=safe_file.text_for_diff(item.old), after=safe_file.text_for_diff(item.new),
+                                   before_header=item.path, after_header=item.path) for item in handmade)
     result['msg'] = message(changes, ctl.running, params['root'], module.check_mode)
     module.exit_json(**result)

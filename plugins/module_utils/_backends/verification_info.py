@@ -76,6 +76,20 @@ class Planned(object):
         self.warnings = []
 
 
+def plan_handmade(planned, files, unit_dir, dropin_name, names):
+    """The hand-made drop-ins of ``names`` as service_verification's remove_handmade leaves them."""
+    units = []
+    for index, name in enumerate(names):
+        try:
+            units.append(unit_names.validate_unit_name(name))
+        except unit_names.UnitNameError as exc:
+            raise plan.PlanError('planned.remove_handmade[%d]: %s' % (index, exc))
+    for item in plan.plan_handmade(files, unit_dir, dropin_name, sorted(set(units))):
+        planned.overlay[item.host] = item.new
+        planned.changes.append(dict(path=item.host, action='updated', kind='handmade'))
+        planned.dropins_changed = True
+
+
 def planned_state(files, path, options, euid=0):
     """The Planned of ``options`` (verification_info's ``planned``) on the host ``files``.
 
@@ -99,6 +113,7 @@ def planned_state(files, path, options, euid=0):
     wanted = options.get('exceptions') or []
     dropin_name = options.get('dropin_name') or dropin.DEFAULT_DROPIN_NAME
     unit_dir = options.get('unit_dir') or '/etc/systemd/system'
+    plan_handmade(planned, files, unit_dir, dropin_name, options.get('remove_handmade') or [])
     if not wanted and not options.get('exclusive'):
         return planned
     found, errors = exceptions.requests(None, wanted, dict(state='present', verify=None, reason=None, expires=None))

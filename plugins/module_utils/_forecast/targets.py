@@ -378,6 +378,21 @@ def summarize(entries):
     return summary
 
 
+# why a unit that is not loaded runs nothing, in words (systemd's load states)
+LOAD_STATE_WORDS = {
+    'not-found': 'systemd has no unit of that name',
+    'masked': 'the unit is masked (linked to /dev/null), so it never starts',
+    'error': 'its unit file cannot be read',
+    'bad-setting': 'its unit file has a setting systemd refuses',
+}
+
+
+def unit_not_loaded(load_state):
+    """Why a unit whose load state is ``load_state`` (not ``loaded``) is not probed."""
+    words = LOAD_STATE_WORDS.get(load_state, 'systemd has not loaded the unit')
+    return '%s (its load state is %s)' % (words, load_state)
+
+
 def build_targets(host, declared, wanted=None, keep_unverified=(), all_python2=False, host_interpreter=None,
                   exists=os.path.exists):
     """(targets, host-wide target or None, warnings) for ``host`` (a hostmodel.Host) and the
@@ -393,7 +408,7 @@ def build_targets(host, declared, wanted=None, keep_unverified=(), all_python2=F
         if service.unit.load_state != 'loaded' or not is_python2(service):
             if name in named:
                 warnings.append('%s: its declared endpoints are not probed: %s' % (
-                    name, 'it is %s' % service.unit.load_state if service.unit.load_state != 'loaded'
+                    name, unit_not_loaded(service.unit.load_state) if service.unit.load_state != 'loaded'
                     else 'no command of it is known to run Python 2, and Python 3 is not affected by PEP 493'))
             continue
         policy_verifies = service.name not in keep

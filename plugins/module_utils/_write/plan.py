@@ -20,6 +20,7 @@ from ansible_collections.pep493.https.plugins.module_utils._host import files as
 from ansible_collections.pep493.https.plugins.module_utils._syntax import cfg
 from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
 from ansible_collections.pep493.https.plugins.module_utils._syntax import exceptions
+from ansible_collections.pep493.https.plugins.module_utils._syntax import optout
 
 DROPIN_MODE = 0o644
 FOLDER_MODE = 0o755
@@ -247,6 +248,71 @@ def plan_dropins(files, unit_dir, dropin_name, found, exclusive, euid=0):
     if errors:
         raise PlanError('Nothing was changed: %s' % '; '.join(errors), errors)
     return plans, removals
+
+
+class HandmadePlan(object):
+    """A hand-made drop-in of ``unit`` whose ``PYTHONHTTPSVERIFY=0`` is taken out: ``path`` (real),
+    ``host`` (under root), ``old`` and ``new`` bytes, ``taken`` (assignments taken out)."""
+
+    __slots__ = ('unit', 'path', 'host', 'old', 'new', 'taken')
+
+    def __init__(self, unit, path, host, old, new, taken):
+        self.unit = unit
+        self.path = path
+        self.host = host
+        self.old = old
+        self.new = new
+        self.taken = taken
+
+    @property
+    def name(self):
+        return self.unit
+
+    @property
+    def changed(self):
+        return self.taken > 0
+
+
+def plan_handmade(files, unit_dir, dropin_name, units):
+    """HandmadePlans taking the opt-out out of every drop-in ``<unit_dir>/<unit>.d/*.conf`` of ``units``
+    that this module did not write (no marker line); PlanError listing every drop-in that cannot be
+    rewritten safely (a link, a line continued or not valid UTF-8: each to be edited by hand)."""
+    plans = []
+    errors = []
+    for unit in units:
+        folder = '%s/%s.d' % (unit_dir.rstrip('/'), unit)
+        try:
+            names = files.listdir(folder) or []
+        except hostfiles.HostFileError as exc:
+            errors.append('remove_handmade (%s): cannot list %s: %s' % (unit, folder, exc))
+            continue
+        for name in names:
+            if not name.endswith('.conf') or name == dropin_name:
+                continue
+            path = '%s/%s' % (folder, name)
+            kind, link = files.entry(folder, name)
+            if kind == 'link':
+                errors.append('remove_handmade (%s): %s is a link to %s; a drop-in behind a link is not rewritten: '
+                              'take PYTHONHTTPSVERIFY=0 out of it by hand' % (unit, files.show(path), link))
+                continue
+            try:
+                resolved = files.resolve(path, follow=False, folder_follow=False)
+                old = files.read_at(resolved, dropin.MAX_DROPIN_SIZE) if kind == 'file' else None
+            except hostfiles.HostFileError as exc:
+                errors.append('remove_handmade (%s): %s' % (unit, exc))
+                continue
+            if old is None or dropin.parse_dropin(old) is not None:
+                continue
+            try:
+                new, taken = optout.take_out_optout(old, resolved.real)
+            except optout.OptoutError as exc:
+                errors.append('remove_handmade (%s): %s' % (unit, exc))
+                continue
+            if taken:
+                plans.append(HandmadePlan(unit, resolved.real, resolved.host, old, new, taken))
+    if errors:
+        raise PlanError('Nothing was changed: %s' % '; '.join(errors), errors)
+    return plans
 
 
 def dropin_read_back_check(request):

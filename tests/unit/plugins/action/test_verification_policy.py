@@ -40,6 +40,9 @@ class FakeAction(object):
         self.answers = answers
         self.calls = []
 
+    def policy_outside_inventory(self, task_vars):
+        return task_vars.get('outside_inventory', [])
+
     def run_module(self, name, args, task_vars):
         self.calls.append((name, args))
         answer = self.answers[name]
@@ -215,3 +218,43 @@ def test_the_verdict_and_the_forecast_say_when_they_were_made():
     for name, key in (('pep493_https_status', 'audited'), ('pep493_https_forecast_result', 'forecasted')):
         assert re.match(r'^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$', facts[name][key]), facts[name]
     assert 'audited' not in facts['pep493_https_applied']
+
+
+def test_the_modules_warnings_name_the_inventory_host_not_the_machine():
+    cfg_warning = ('/etc/python/cert-verification.cfg written, but no Python on this host reads it (only RHEL/CentOS 7 '
+                   'system python and SCL python27 do; no Python 3 does), so it has no effect here.')
+    answers = dict(WRITERS_OK, verification_info=verification_info(CHANGED),
+                   cert_verification=dict(WRITERS_OK['cert_verification'], warnings=[cfg_warning]))
+    dummy, policy_run, failure = run(answers=answers, exceptions=[GOOD], task_vars=dict(inventory_hostname='web-7'))
+    assert failure is None
+    assert policy_run.outcome()['warnings'] == ['web-7: ' + cfg_warning]
+
+
+@pytest.mark.parametrize('answer, expected', [
+    # the module's output could not be read (a transfer cut short, an interpreter that printed nothing)
+    (dict(failed=True, rc=0, msg='MODULE FAILURE\nSee stdout/stderr for the exact error', module_stdout='',
+          module_stderr='/bin/sh: 1: /usr/bin/python9: not found\n'),
+     'pep493.https.verification_info ran on the host but returned no result Ansible could read (exit code 0): '
+     '/bin/sh: 1: /usr/bin/python9: not found'),
+    (dict(failed=True, rc=0, msg='MODULE FAILURE\nSee stdout/stderr for the exact error', module_stdout='',
+          module_stderr=''),
+     'pep493.https.verification_info ran on the host but returned no result Ansible could read (exit code 0): '
+     'it printed nothing'),
+    (dict(unreachable=True, msg='Failed to connect to the host via ssh: Connection refused'),
+     'pep493.https.verification_info could not be sent to the host or started there: Failed to connect to the '
+     'host via ssh: Connection refused'),
+])
+def test_a_module_that_gave_no_result_says_what_happened(answer, expected):
+    dummy, dummy, failure = run('audit', answers=dict(verification_info=answer))
+    assert failure.step == action.AUDIT and failure.msg == expected
+
+
+def test_a_transfer_that_fails_leaves_the_host_unreachable_and_says_what_could_not_be_done():
+    from ansible.errors import AnsibleConnectionFailure
+
+    def cannot_send(module_args):
+        raise AnsibleConnectionFailure('Command execution failed: Command failed (rc=125): no space left on device')
+    with pytest.raises(AnsibleConnectionFailure) as caught:
+        run('audit', answers=dict(verification_info=cannot_send))
+    assert str(caught.value) == ('pep493.https.verification_info could not be sent to the host or started there: '
+                                 'Command execution failed: Command failed (rc=125): no space left on device')

@@ -175,6 +175,13 @@ CASES = {
                  lambda r, m: (mkdirs(r, DROPIN_DIR), os.mkfifo(os.path.join(r, DROPIN)))),
     'svc-read-only': ('service_verification', dict(SVC),
                       lambda r, m: (put(r, DROPIN, OURS), fail_errno(m, safe_file.tempfile, 'mkstemp', errno.EROFS))),
+    'svc-handmade-name': ('service_verification', dict(SVC, remove_handmade=['legacy app']), None),
+    'svc-handmade-continued': ('service_verification', dict(SVC, remove_handmade=['legacy-app']),
+                               lambda r, m: put(r, DROPIN_DIR + '/override.conf',
+                                                b'[Service]\nEnvironment=A=1 \\\n  PYTHONHTTPSVERIFY=0\n')),
+    'svc-handmade-link': ('service_verification', dict(SVC, remove_handmade=['legacy-app']),
+                          lambda r, m: (put(r, 'etc/override.conf', b'[Service]\nEnvironment=PYTHONHTTPSVERIFY=0\n'),
+                                        link(r, DROPIN_DIR + '/override.conf', '../../override.conf'))),
 }
 
 

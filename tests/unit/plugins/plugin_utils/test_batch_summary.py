@@ -121,3 +121,15 @@ def test_batch_summary_under_a_root():
     line = summary.host_summary('web1', {'pep493_https_applied': tree, 'pep493_https_status': compliant()})
     assert line == ('web1: compliant; cfg missing -> enable; drop-ins added: a.service; '
                     'under root /var/tmp/image-root: no reload or restart')
+
+
+def test_batch_summary_names_the_hand_made_opt_outs_taken_out():
+    services = svc_result([('legacy.service', 'created')])
+    services['handmade'] = [dict(name='legacy.service', path='/etc/systemd/system/legacy.service.d/override.conf')]
+    hv = {'pep493_https_applied': applied(cfg_result(verify='enable', previous='enable', changed=False), services),
+          'pep493_https_status': compliant('compliant_with_exceptions')}
+    assert summary.host_summary('web1', hv) == (
+        'web1: compliant_with_exceptions; cfg enable (unchanged); drop-ins added: legacy.service; hand-made '
+        'PYTHONHTTPSVERIFY=0 taken out of: legacy.service (/etc/systemd/system/legacy.service.d/override.conf)')
+    hv['pep493_https_applied']['check_mode'] = True
+    assert 'hand-made PYTHONHTTPSVERIFY=0 that would be taken out of: legacy.service' in summary.host_summary('web1', hv)

@@ -341,3 +341,23 @@ def test_the_audit_honours_the_exceptions_the_forecast_granted():
     assert judge.compliance(info(services=[lapsed]), 'enable', [], automatic=True)['state'] == 'non_compliant'
     hand_made = svc('legacy.service', managed=False, reason=AUTOMATIC, source='/etc/x.conf')
     assert judge.compliance(info(services=[hand_made]), 'enable', [], automatic=True)['state'] == 'non_compliant'
+
+
+def test_break_glass_is_an_exception_of_at_most_fourteen_days_and_never_a_second_entry():
+    glass = dict(name='legacy', reason='INC-1: broke after enforce', expires='2026-06-29')
+    plan = planning.plan_policy('enable', [], TODAY, break_glass=[glass])
+    assert plan['problems'] == []
+    assert plan['allowed'] == [dict(name='legacy.service', verify=False, reason='INC-1: broke after enforce',
+                                    expires='2026-06-29')]
+    late = planning.plan_policy('enable', [], TODAY, break_glass=[dict(glass, expires='2026-06-30')])
+    assert late['problems'] == [
+        'pep493_https_break_glass (legacy.service) expires 2026-06-30, more than 14 days from today (2026-06-15): a '
+        'break-glass exception is short; give a date up to 2026-06-29, or put the exception in pep493_https_exceptions']
+    # past its date it is removed like any expired exception
+    past = planning.plan_policy('enable', [], TODAY, break_glass=[dict(glass, expires='2026-06-01')])
+    assert past['problems'] == [] and past['services'] == [dict(name='legacy.service', state='absent')]
+    twice = planning.plan_policy('enable', [dict(glass, verify=False)], TODAY, break_glass=[glass])
+    assert twice['problems'] == ['legacy.service is both in pep493_https_exceptions and in pep493_https_break_glass; '
+                                 'list it once']
+    bare = planning.plan_policy('enable', [], TODAY, break_glass=[dict(name='legacy', expires='2026-06-20')])
+    assert bare['problems'][0].startswith('pep493_https_break_glass[0] (legacy.service) has no reason')

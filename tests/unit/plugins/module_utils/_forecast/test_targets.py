@@ -199,6 +199,10 @@ def test_python2_services_are_forecast_with_their_interpreter_environment_and_va
     assert host_wide.why is not None            # no interpreter was given for the host's own scripts
     assert warnings == ['modern.service: its declared endpoints are not probed: no command of it is known to run '
                         'Python 2, and Python 3 is not affected by PEP 493']
+    missing = forecast.validate_endpoints([dict(endpoint='ldap.example.com:636', server_name=None, services=['gone'])])
+    dummy, dummy, warnings = forecast.build_targets(model, missing, keep_unverified=[], exists=lambda path: False)
+    assert warnings == ['gone.service: its declared endpoints are not probed: systemd has no unit of that name '
+                        '(its load state is not-found)']
     everyone, _host, _warnings = forecast.build_targets(model, [], keep_unverified=['kept'], all_python2=True,
                                                         exists=lambda path: path == '/usr/bin/python2')
     kept = [t for t in everyone if t.name == 'kept.service'][0]
