@@ -288,13 +288,18 @@ def argument_spec():
     )
 
 
-def main():
-    backend.run(AnsibleModule(
+def module_kwargs():
+    """The AnsibleModule arguments: main() and the action plugin (which checks a task on the controller) use them."""
+    return dict(
         argument_spec=argument_spec(),
         add_file_common_args=True,
         supports_check_mode=True,
         required_if=[('state', 'present', ['verify'])],
-    ))
+    )
+
+
+def main():
+    backend.run(AnsibleModule(**module_kwargs()))
 
 
 if __name__ == '__main__':

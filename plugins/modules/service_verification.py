@@ -361,13 +361,18 @@ def argument_spec():
     )
 
 
-def main():
-    backend.run(AnsibleModule(
+def module_kwargs():
+    """The AnsibleModule arguments: main() and the action plugin (which checks a task on the controller) use them."""
+    return dict(
         argument_spec=argument_spec(),
         supports_check_mode=True,
         mutually_exclusive=[('name', 'services')],
         required_one_of=[('name', 'services')],
-    ))
+    )
+
+
+def main():
+    backend.run(AnsibleModule(**module_kwargs()))
 
 
 if __name__ == '__main__':

@@ -327,8 +327,13 @@ def argument_spec():
     )
 
 
+def module_kwargs():
+    """The AnsibleModule arguments: main() and the action plugin (which checks a task on the controller) use them."""
+    return dict(argument_spec=argument_spec(), supports_check_mode=True)
+
+
 def main():
-    backend.run(AnsibleModule(argument_spec=argument_spec(), supports_check_mode=True))
+    backend.run(AnsibleModule(**module_kwargs()))
 
 
 if __name__ == '__main__':
