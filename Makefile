@@ -1,5 +1,5 @@
 # One command for everything: `make test` installs what is missing and runs every check.
-# Targets: deps venv collections lint import sanity units faults fuzz molecule report images bench demo
+# Targets: deps venv collections lint import sanity units faults fuzz molecule report images bench demo runner
 # A timing line per step ("== <step>: ok in 12.3s") shows where the time goes.
 SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c
@@ -28,7 +28,7 @@ export PEP493_VENV := $(VENV)
 export PEP493_VENV_LEGACY := $(VENV_LEGACY)
 
 .PHONY: help test deps venv collections interpreters lint import sanity sanity-2.21 sanity-2.16 report \
-        units units-2.21 units-2.16 faults fuzz molecule images bench demo lock clean
+        units units-2.21 units-2.16 faults fuzz molecule images bench demo lock clean runner
 
 help:
 	@echo "make test         everything below, in order (installs what is missing)"
@@ -42,6 +42,7 @@ help:
 	@echo "make faults       fault tests + short fuzz (tests/faults/run); make fuzz: the long fuzz profile"
 	@echo "make images       local container images (molecule/images/build); make molecule: molecule/run"
 	@echo "make report       the fleet report on the demo fleet, checked in headless Chromium"
+	@echo "make runner       the collection runner against 2.16's own payload, from 2.16, 2.19, 2.20, 2.21 (tests/runner/run)"
 	@echo "make bench        benchmarks/run; make demo: tools/demo"
 	@echo "make lock         re-resolve requirements*.txt and requirements/nox/*.in into pinned files"
 
@@ -49,7 +50,7 @@ help:
 # and the run fails if any did. Each check runs under tools/home-check, which fails it when it
 # wrote under the home directory's .ansible (the real home stays as it was).
 SETUP_STEPS := deps venv collections
-CHECK_STEPS := lint import sanity units faults molecule report
+CHECK_STEPS := lint import sanity units runner faults molecule report
 test:
 	@mkdir -p .cache; export TIMING_LOG=$(ROOT)/.cache/timing.log; : > $$TIMING_LOG; \
 	start=$$(date +%s); failed=""; \
@@ -123,6 +124,8 @@ endef
 
 faults: venv collections
 	$(call run-script,faults,tests/faults/run)
+runner: venv
+	$(call run-script,runner,tests/runner/run)
 fuzz: venv collections
 	$(call run-script,fuzz,tests/faults/run,--fuzz-long)
 molecule: deps venv collections images

@@ -50,9 +50,11 @@ RUNNER_MODES = ('auto', 'always', 'never')
 OLD_PYTHONS = ['python3.8', 'python3.7', 'python3.6', '/usr/bin/python3', '/usr/libexec/platform-python',
                'python2.7', '/usr/bin/python', 'python']
 FALLBACK_VAR = 'ansible_interpreter_python_fallback'
-# How ansible-core's own payload fails on a Python it no longer runs on (2.19 - 2.21 on 2.7, 3.6,
-# 3.7: the payload does not compile; 2.20+ on 3.8: basic.py refuses), before the module ran
-REFUSED_MESSAGE = re.compile(r'^Ansible requires Python \d+(\.\d+)* or newer on the target\.')
+# How ansible-core's own payload fails on a Python it no longer runs on, before the module ran:
+# 2.17+ on 2.7 and 3.6, 2.19+ on 3.7 - the payload does not compile; basic.py refuses - 2.18 on 3.7
+# ("ansible-core requires a minimum of Python version 3.8"), 2.20+ on 3.8
+REFUSED_MESSAGE = re.compile(r'^(Ansible requires Python \d+(\.\d+)* or newer on the target\.'
+                             r'|ansible-core requires a minimum of Python version \d+(\.\d+)*\. Current version: )')
 SYNTAX_ERROR = re.compile(r'^SyntaxError: ', re.M)
 PAYLOAD_MARKS = ('/AnsiballZ_', 'File "<stdin>"', '/ansible/module_utils/')
 CACHE_FOLDER = 'pep493_https_runner'

@@ -133,7 +133,8 @@ class CommandMethods(object):
             if os.path.isdir(cwd):
                 options['cwd'] = cwd
         try:
-            child = subprocess.Popen(args, **options)
+            # this is run_command itself
+            child = subprocess.Popen(args, **options)  # pylint: disable=ansible-bad-function
             if data:
                 if not binary_data:
                     data += '\n'

@@ -13,19 +13,14 @@ import datetime
 import json
 import sys
 
-try:
-    from collections.abc import Mapping, MutableMapping, MutableSequence, MutableSet, Sequence, Set
-except ImportError:  # Python 2
-    from collections import Mapping, MutableMapping, MutableSequence, MutableSet, Sequence, Set
-
 PY2 = sys.version_info[0] == 2
 
-if PY2:
+try:
     TEXT = unicode  # noqa: F821 - Python 2
     BYTES = str
     STRINGS = (str, unicode)  # noqa: F821 - Python 2
     INTEGERS = (int, long)  # noqa: F821 - Python 2
-else:
+except NameError:
     TEXT = str
     BYTES = bytes
     STRINGS = (str,)
@@ -89,9 +84,9 @@ def native_strings(value):
 
 def no_log_strings(value):
     """The strings a ``no_log`` value hides: itself, or every scalar inside a container."""
-    if isinstance(value, STRINGS):
+    if isinstance(value, (TEXT, BYTES)):
         return [to_native(value)] if value else []
-    if isinstance(value, Mapping):
+    if isinstance(value, dict):
         return [s for item in value.values() for s in no_log_strings(item)]
     if value is None or isinstance(value, bool):
         return []
@@ -111,10 +106,10 @@ def remove_values(value, hidden):
     top = _masked(value, hidden, pending)
     while pending:
         old, new = pending.pop(0)
-        if isinstance(new, Mapping):
+        if isinstance(new, dict):
             for key, item in old.items():
                 new[key] = _masked(item, hidden, pending)
-        elif isinstance(new, MutableSequence):
+        elif isinstance(new, list):
             new.extend(_masked(item, hidden, pending) for item in old)
         else:
             for item in old:
@@ -123,7 +118,7 @@ def remove_values(value, hidden):
 
 
 def _masked(value, hidden, pending):
-    if isinstance(value, STRINGS):
+    if isinstance(value, (TEXT, BYTES)):
         is_text = isinstance(value, TEXT)
         native = to_native(value)
         if native in hidden:
@@ -133,12 +128,13 @@ def _masked(value, hidden, pending):
         if is_text:
             return to_text(native, errors='surrogate_then_replace')
         return to_bytes(native, errors='surrogate_then_replace')
-    if isinstance(value, Sequence):
-        copy = type(value)() if isinstance(value, MutableSequence) else []
-    elif isinstance(value, Set):
-        copy = type(value)() if isinstance(value, MutableSet) else set()
-    elif isinstance(value, Mapping):
-        copy = type(value)() if isinstance(value, MutableMapping) else {}
+    # results are made of JSON's containers (and sets, which JSON gets as lists)
+    if isinstance(value, (list, tuple)):
+        copy = type(value)() if isinstance(value, list) else []
+    elif isinstance(value, (set, frozenset)):
+        copy = type(value)() if isinstance(value, set) else set()
+    elif isinstance(value, dict):
+        copy = type(value)()
     elif value is None or isinstance(value, INTEGERS + (float, bool)):
         shown = to_native(value)
         if shown in hidden or any(secret in shown for secret in hidden):
@@ -163,7 +159,7 @@ def _texts(value, encoding):
 
 
 def _fallback(value):
-    if isinstance(value, Set):
+    if isinstance(value, (set, frozenset)):
         return list(value)
     if isinstance(value, datetime.datetime):
         return value.isoformat()
