@@ -270,7 +270,6 @@ skipped_backups:
 '''
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.pep493.https.plugins.module_utils._backends import cert_verification as backend
 from ansible_collections.pep493.https.plugins.module_utils._syntax import cfg
 
 
@@ -299,6 +298,8 @@ def module_kwargs():
 
 
 def main():
+    # imported here, not above: the action plugin imports this file on the controller for module_kwargs() alone
+    from ansible_collections.pep493.https.plugins.module_utils._backends import cert_verification as backend
     backend.run(AnsibleModule(**module_kwargs()))
 
 

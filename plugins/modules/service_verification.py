@@ -333,7 +333,6 @@ diff:
 '''
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.pep493.https.plugins.module_utils._backends import service_verification as backend
 from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
 
 
@@ -372,6 +371,8 @@ def module_kwargs():
 
 
 def main():
+    # imported here, not above: the action plugin imports this file on the controller for module_kwargs() alone
+    from ansible_collections.pep493.https.plugins.module_utils._backends import service_verification as backend
     backend.run(AnsibleModule(**module_kwargs()))
 
 

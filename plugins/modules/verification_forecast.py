@@ -307,7 +307,6 @@ scan_errors:
 '''
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.pep493.https.plugins.module_utils._backends import verification_forecast as backend
 
 
 def argument_spec():
@@ -333,6 +332,8 @@ def module_kwargs():
 
 
 def main():
+    # imported here, not above: the action plugin imports this file on the controller for module_kwargs() alone
+    from ansible_collections.pep493.https.plugins.module_utils._backends import verification_forecast as backend
     backend.run(AnsibleModule(**module_kwargs()))
 
 

@@ -597,7 +597,6 @@ scan_errors:
 '''
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.pep493.https.plugins.module_utils._backends import verification_info as backend
 from ansible_collections.pep493.https.plugins.module_utils._syntax import cfg
 from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
 
@@ -635,6 +634,8 @@ def module_kwargs():
 
 
 def main():
+    # imported here, not above: the action plugin imports this file on the controller for module_kwargs() alone
+    from ansible_collections.pep493.https.plugins.module_utils._backends import verification_info as backend
     backend.run(AnsibleModule(**module_kwargs()))
 
 
