@@ -3,13 +3,16 @@
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The differential check of the collection runner (tests/runner/run; controller Python 3.10+).
 
-For each controller (ansible-core 2.16, 2.19, 2.20, 2.21), target Python (2.7, 3.6, 3.12) and mode
-(pipelining on and off, become through su with and without pipelining, -vvv), scenarios.yml runs
-every module with the local connection against a fresh throw-away tree. Each task's result (as
-the callbacks get it), the warnings it shows and the tree left behind are compared with what
-ansible-core 2.16's own payload gives on the same target in the same mode; only what must differ
-is normalised (NORMALISED below). Every run must also leave no temp file behind and put no module
-argument on a command line. Exits 1 on any difference.
+For each controller (ansible-core 2.16, 2.19, 2.20, 2.21; 2.17 and 2.18 when asked), target Python
+(2.7, 3.6, 3.12; 3.7 and 3.8 when asked) and mode (MODES: pipelining on and off, become through su
+with and without pipelining, -vvv with tracebacks, ANSIBLE_KEEP_REMOTE_FILES, interpreter discovery,
+async), scenarios.yml runs every module with the local connection against a fresh throw-away tree:
+normal calls, check mode, diff, bad arguments, warnings, no_log, the task's environment. Each task's
+result (as the callbacks get it), the warnings it shows and the tree left behind are compared with
+what ansible-core 2.16's own payload gives on the same target in the same mode; only what must
+differ is normalised (NORMALISED below). Every run must also leave no temp file behind (remote and
+local temp folders, the modules' TMPDIR) and put no module argument on a command line the connection
+runs (the callback wraps the local connection and records them). Exits 1 on any difference.
 """
 
 from __future__ import annotations
@@ -49,7 +52,8 @@ MODES = {
     # the payloads stay in the remote temp folder (checked), the results are the same
     'keep-remote-files': dict(env={'ANSIBLE_PIPELINING': 'True', 'ANSIBLE_KEEP_REMOTE_FILES': '1'}),
     # no interpreter set: discovery, on a host whose only Python is python2.7 (the wrapped
-    # connection hides every other name discovery asks for; PATH leads python2.7 to the target)
+    # connection hides every other name discovery asks for; PATH leads python2.7 to the target's
+    # interpreter, whatever its version)
     'discovery': dict(env={'ANSIBLE_PIPELINING': 'True', 'ANSIBLE_PYTHON_INTERPRETER': 'auto',
                            'PEP493_RUNNER_ONLY_PYTHON': 'python2.7'}, discovery=True),
     # not compared: ansible-core's own payload runs async, the runner refuses it clearly (async_outcome)

@@ -194,7 +194,7 @@ class RunnerModule(FileMethods, CommandMethods):
                 elif isinstance(item, (list, tuple)) and len(item) == 2:
                     self.deprecate(item[0], version=item[1])
                 else:
-                    self.deprecate(item)
+                    self.deprecate(item)  # pylint: disable=ansible-deprecated-no-version
         if self._deprecations:
             result['deprecations'] = tuple(self._deprecations)
         kept = dict((k, v) for k, v in result.items() if v is None or isinstance(v, bool))

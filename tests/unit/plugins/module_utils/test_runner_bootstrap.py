@@ -56,6 +56,7 @@ def test_the_payload_sources_are_imported_from_memory(importer):
 
 def test_a_traceback_shows_the_payload_source_lines(importer):
     from pep493runnertest.pkg import helper
+    text = ''
     try:
         helper.fail()
     except ValueError:

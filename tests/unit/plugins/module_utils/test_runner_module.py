@@ -16,6 +16,7 @@ __metaclass__ = type
 
 import contextlib
 import errno
+import functools
 import json
 import os
 import stat
@@ -316,11 +317,6 @@ def test_run_command_of_a_missing_program_fails_as_2_16_fails(capsys):
 
 # --- the result ------------------------------------------------------------------------------------------
 
-def _printed(capsys, build, method, kwargs, **options):
-    module = build(**options)
-    return outcome(capsys, lambda: getattr(module, method)(**kwargs))
-
-
 @pytest.mark.parametrize('method,kwargs', [
     ('exit_json', dict(changed=True, msg='done', items=[1, 2], nested=dict(a=None, b=False))),
     ('exit_json', dict(changed=False, warnings=['passed along'], data=b'bytes \xc3\xa9')),
@@ -332,11 +328,11 @@ def test_result_json_as_2_16_prints_it(capsys, tmp_path, method, kwargs):
     options = dict(params=params)
     module = stand_in(no_log_values=['s3cr3t-pep493'], **options)
     module.warn('a warning')
-    got = outcome(capsys, lambda: getattr(module, method)(**dict(kwargs)))
+    got = outcome(capsys, functools.partial(getattr(module, method), **kwargs))
     if LEGACY:
         legacy = real(params=params, spec=dict(path=dict(type='path'), secret=dict(no_log=True)))
         legacy.warn('a warning')
-        assert got == outcome(capsys, lambda: getattr(legacy, method)(**dict(kwargs)))
+        assert got == outcome(capsys, functools.partial(getattr(legacy, method), **kwargs))
     code, printed = got[1], got[2]
     assert code == (1 if method == 'fail_json' else 0)
     assert printed['invocation']['module_args']['secret'] == 'VALUE_SPECIFIED_IN_NO_LOG_PARAMETER'
