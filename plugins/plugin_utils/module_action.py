@@ -55,8 +55,10 @@ FALLBACK_VAR = 'ansible_interpreter_python_fallback'
 # ("ansible-core requires a minimum of Python version 3.8"), 2.20+ on 3.8
 REFUSED_MESSAGE = re.compile(r'^(Ansible requires Python \d+(\.\d+)* or newer on the target\.'
                              r'|ansible-core requires a minimum of Python version \d+(\.\d+)*\. Current version: )')
-SYNTAX_ERROR = re.compile(r'^SyntaxError: ', re.M)
-PAYLOAD_MARKS = ('/AnsiballZ_', 'File "<stdin>"', '/ansible/module_utils/')
+SYNTAX_ERROR = 'SyntaxError: '
+FILE_LINE = re.compile(r'File "([^"]*)", line \d+')
+# Where such a SyntaxError is: ansible-core's payload wrapper, or its own module_utils in the payload
+PAYLOAD_FILE = re.compile(r'^(<stdin>|.*/AnsiballZ_[^/]*\.py|.*/ansible/module_utils/.*)$')
 CACHE_FOLDER = 'pep493_https_runner'
 RUNNER_FILE = 'pep493_https_%s.py'
 
@@ -68,8 +70,10 @@ def payload_refused(result):
     if REFUSED_MESSAGE.match(str(result.get('msg', ''))):
         return True
     stderr = str(result.get('module_stderr') or '')
-    return (not str(result.get('module_stdout') or '').strip() and bool(SYNTAX_ERROR.search(stderr))
-            and any(mark in stderr for mark in PAYLOAD_MARKS))
+    if str(result.get('module_stdout') or '').strip() or SYNTAX_ERROR not in stderr:
+        return False
+    files = FILE_LINE.findall(stderr[:stderr.rindex(SYNTAX_ERROR)])
+    return bool(files) and bool(PAYLOAD_FILE.match(files[-1]))
 
 
 def module_args_json(args):

@@ -46,6 +46,11 @@ NOT_REFUSALS = [
     dict(failed=True, rc=127, module_stdout='', msg='The module interpreter was not found',
          module_stderr='/bin/sh: /usr/bin/python3: not found\n'),
     dict(failed=True, rc=1, module_stdout='{"x": 1}', module_stderr='  File "<stdin>", line 3\nSyntaxError: x\n'),
+    # a SyntaxError in the collection's own code (pipelined: the payload's frames are <stdin>) is not the payload's
+    dict(failed=True, rc=1, module_stdout='', msg='MODULE FAILURE',
+         module_stderr='Traceback (most recent call last):\n  File "<stdin>", line 107, in <module>\n  File "/tmp/'
+                       'ansible_x_payload_1/ansible_x_payload.zip/ansible_collections/pep493/https/plugins/module_utils/'
+                       '_host/files.py", line 9\n    x = \n        ^\nSyntaxError: invalid syntax\n'),
 ]
 
 
