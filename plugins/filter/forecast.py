@@ -2,16 +2,16 @@
 # Copyright: (c) pep493.https contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 """``forecast_plan``: what the policy role does with a verification_forecast result
-(``module_utils/forecast_plan.py`` holds the rule)."""
+(``plugins/plugin_utils/predicted_breaks.py`` holds the rule)."""
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
-from ansible_collections.pep493.https.plugins.module_utils import forecast_plan as rules
-from ansible_collections.pep493.https.plugins.module_utils import policy
 from ansible_collections.pep493.https.plugins.module_utils._syntax import dates
+from ansible_collections.pep493.https.plugins.plugin_utils import policy_plan as policy
+from ansible_collections.pep493.https.plugins.plugin_utils import predicted_breaks as rules
 
 
 def forecast_plan(forecast, plan, on_break='fail', days=30, today=None):

@@ -67,14 +67,6 @@ options:
       - The file to manage. Red Hat SCL python27 reads C(/opt/rh/python27/root/etc/python/cert-verification.cfg).
     type: path
     default: /etc/python/cert-verification.cfg
-  root:
-    description:
-      - A directory treated as C(/) for O(path) (image builds, chroots, tests), as C(chroot) would. The path
-        is walked one name at a time, an absolute symbolic link leads to its target inside O(root), C(..)
-        after a link applies to the link's target, and a C(..) that would climb above O(root) is refused.
-        Every module of the collection resolves paths this same way, for reading and for writing.
-      - Interpreters are not probed under O(root).
-    type: path
   create:
     description:
       - Create the file, and its folder (mode 0755), when missing. With V(false) a missing file is an error.
@@ -118,6 +110,7 @@ options:
         must be able to read it), and an existing file keeps its own mode.
     type: raw
 extends_documentation_fragment:
+  - pep493.https.root
   - ansible.builtin.files
   - ansible.builtin.action_common_attributes
   - ansible.builtin.action_common_attributes.flow

@@ -28,6 +28,7 @@ description:
   - An existing C(<unit>.d) folder that group or others may write, or that another user than root owns,
     is refused before anything of the call is written (its owner could replace the drop-in); make it
     C(root:root) C(0755) and run again.
+  - The drop-in file and its C(.d) folder are never symbolic links (under O(root) too); the module refuses them.
   - Every input is validated before anything is written. Unit names follow systemd's rules (letters,
     digits and C(:_.\-), C(@) for templates and instances, at most 253 characters with C(.service) so that its C(<name>.service.d) folder fits the file system's
     255 bytes per name, C(.service) only; O(dropin_name) at most 255 bytes);
@@ -135,15 +136,6 @@ options:
         administrator's; C(/run/systemd/system) would not survive a reboot.
     type: path
     default: /etc/systemd/system
-  root:
-    description:
-      - A directory treated as C(/) for O(unit_dir) (image builds, chroots, tests). Implies no
-        C(systemctl) command at all; whether units exist and what they run is then read from the unit
-        files under O(root).
-      - Paths are resolved as C(chroot) would (an absolute symbolic link leads inside O(root), a C(..) that
-        would climb above it is refused), as every module of the collection resolves them. The drop-in
-        file and its C(.d) folder are never symbolic links; the module refuses them.
-    type: path
   daemon_reload:
     description:
       - Run one C(systemctl daemon-reload) when anything changed and systemd is running, so that
@@ -161,6 +153,7 @@ options:
     choices: [never, try-restart, restart]
     default: never
 extends_documentation_fragment:
+  - pep493.https.root
   - ansible.builtin.action_common_attributes
   - ansible.builtin.action_common_attributes.flow
 attributes:

@@ -90,18 +90,13 @@ options:
     description: At most this many endpoints are probed; the rest are reported with a null result and why.
     type: int
     default: 50
-  root:
-    description:
-      - A directory treated as C(/) for every file read (image builds, chroots, tests). Under O(root) nothing is run
-        and no process is looked at - the services that would be forecast are listed, their endpoints are not probed
-        (a null result and why) and every verdict is V(unknown).
-    type: path
   interpreter:
     description:
       - The Python 2 that probes the host's own endpoints (those without O(endpoints[].services)). By default the
         first of C(/usr/bin/python2.7), C(/usr/bin/python2), C(/usr/local/bin/python2.7), C(/usr/bin/python) that is a Python 2.
     type: path
 extends_documentation_fragment:
+  - pep493.https.root
   - ansible.builtin.action_common_attributes
   - ansible.builtin.action_common_attributes.flow
 attributes:
@@ -126,6 +121,8 @@ attributes:
     support: full
     platforms: posix
 notes:
+  - Under O(root) the services that would be forecast are listed, their endpoints are not probed (a null result
+    and why) and every verdict is V(unknown).
   - The probe runs as the user running the module (root as a rule), not as the service's C(User=).
   - A service is found through systemd (its processes, its main process's C(PYTHONHTTPSVERIFY)); without systemd
     only declared endpoints are probed, and today's verification comes from the unit files.

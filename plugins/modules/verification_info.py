@@ -46,15 +46,6 @@ options:
       - The cfg file to report on. Red Hat SCL python27 reads C(/opt/rh/python27/root/etc/python/cert-verification.cfg).
     type: path
     default: /etc/python/cert-verification.cfg
-  root:
-    description:
-      - A directory treated as C(/) for every file read (image builds, chroots, tests).
-      - Under O(root) only files are read - no interpreter is probed, C(systemctl) is not called and
-        no process is looked at - so services are reported from their unit files and drop-ins.
-      - Paths are resolved as C(chroot) would, the same way the writing modules resolve them. An absolute
-        symbolic link leads to its target inside O(root); a link whose C(..) would climb above O(root) is
-        not followed, it is reported in RV(scan_errors).
-    type: path
   interpreters:
     description:
       - More interpreter paths to probe, besides C(/usr/bin/python*), C(/usr/local/bin/python*),
@@ -145,6 +136,7 @@ options:
         type: path
         default: /etc/systemd/system
 extends_documentation_fragment:
+  - pep493.https.root
   - ansible.builtin.action_common_attributes
   - ansible.builtin.action_common_attributes.flow
 attributes:
@@ -169,6 +161,8 @@ attributes:
     support: full
     platforms: posix
 notes:
+  - Under O(root) a symbolic link whose C(..) would climb above O(root) is not followed; it is reported in
+    RV(scan_errors).
   - Only the exact value C(0) turns verification off. C(1), an empty value, C(false), C(no) all
     leave it on, and on RHEL 7 any set value wins over the cfg file.
   - The variable is read when a Python process first imports C(ssl). A running process keeps the

@@ -52,7 +52,8 @@ def action_of(task):
 
 
 def test_there_are_modules():
-    assert MODULES == ['cert_verification', 'service_verification', 'verification_forecast', 'verification_info']
+    assert MODULES == ['cert_verification', 'service_verification', 'verification_forecast', 'verification_info',
+                       'verification_policy']
 
 
 def example_play(module, root):

@@ -45,18 +45,3 @@ def run(tmp_path, play, *options):
     return subprocess.run([sys.executable, '-m', 'ansible.cli.playbook', '-i', 'localhost,'] + extra
                           + list(options) + [str(playbook)], cwd=str(tmp_path), env=env, stdout=subprocess.PIPE,
                           stderr=subprocess.STDOUT, universal_newlines=True, timeout=300, check=False)
-
-
-def task_results(stdout):
-    """{task name: its first host result word ('ok', 'changed', 'skipping', 'fatal', ...)} from the
-    default callback's output; a task shown twice keeps its last result."""
-    results = {}
-    for section in stdout.split('TASK [')[1:]:
-        name, _sep, rest = section.partition(']')
-        name = name.split(' : ', 1)[-1]
-        for line in rest.splitlines():
-            word = line.split(':', 1)[0].strip()
-            if word in ('ok', 'changed', 'skipping', 'fatal', 'included'):
-                results[name] = word
-                break
-    return results

@@ -14,7 +14,7 @@ import re
 import pytest
 import yaml
 
-from ansible_collections.pep493.https.plugins.module_utils import policy as rules
+from ansible_collections.pep493.https.plugins.plugin_utils import policy_plan as planning
 
 ROLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', '..', 'roles', 'policy')
 ENTRY_POINTS = ('main', 'audit', 'rollback')
@@ -27,7 +27,7 @@ EXCEPTION_KEYS = dict(name=('str', 'required'), verify=('bool', '`false`'), reas
 
 
 def test_the_exception_keys_are_those_the_plan_accepts():
-    assert sorted(EXCEPTION_KEYS) == sorted(rules.EXCEPTION_KEYS)
+    assert sorted(EXCEPTION_KEYS) == sorted(planning.EXCEPTION_KEYS)
 
 
 def load(*parts):

@@ -13,12 +13,12 @@ import pytest
 
 from ansible.errors import AnsibleFilterError
 from ansible_collections.pep493.https.plugins.filter import forecast
-from ansible_collections.pep493.https.plugins.module_utils import policy
+from ansible_collections.pep493.https.plugins.plugin_utils import policy_plan as planning
 from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
 
 DAY = datetime.date(2026, 6, 1)
-PLAN = policy.plan_policy('enable', [dict(name='ambari-agent', verify=False, reason='CHG-1: vendor CA',
-                                          expires='2026-12-31')], DAY)
+PLAN = planning.plan_policy('enable', [dict(name='ambari-agent', verify=False, reason='CHG-1: vendor CA',
+                                            expires='2026-12-31')], DAY)
 
 
 def entry(name, verdict, results=(), exception=None, policy_verifies=True):

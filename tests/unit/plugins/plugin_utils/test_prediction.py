@@ -11,7 +11,8 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.pep493.https.plugins.module_utils import policy as rules
+from ansible_collections.pep493.https.plugins.plugin_utils import compliance as judge
+from ansible_collections.pep493.https.plugins.plugin_utils import policy_plan as planning
 from ansible_collections.pep493.https.plugins.module_utils._syntax import dates
 from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
 from ansible_collections.pep493.https.plugins.modules import cert_verification, service_verification
@@ -40,21 +41,21 @@ def python2_unit(root, name):
 
 def predict(run_module, root, exceptions=(), verify='enable', exclusive=True, expired='remove', repair=False):
     """What the role does before its first write: (verdict, verification_info result)."""
-    plan = rules.plan_policy(verify, list(exceptions), expired=expired)
+    plan = planning.plan_policy(verify, list(exceptions), expired=expired)
     assert plan['problems'] == []
     info = run_module.ok(verification_info, dict(root=str(root), planned=dict(
         verify=verify, repair=repair, exceptions=plan['services'], exclusive=exclusive)))
-    return rules.predicted_compliance(info, verify, plan['allowed'], exclusive, expired), info
+    return judge.predicted_compliance(info, verify, plan['allowed'], exclusive, expired), info
 
 
 def apply_and_audit(run_module, root, exceptions=(), verify='enable', exclusive=True, expired='remove',
                     repair=False):
     """What the role does after the prediction: write, then audit; the audit's verdict."""
-    plan = rules.plan_policy(verify, list(exceptions), expired=expired)
+    plan = planning.plan_policy(verify, list(exceptions), expired=expired)
     run_module.ok(cert_verification, dict(root=str(root), verify=verify, repair=repair))
     run_module.ok(service_verification, dict(root=str(root), services=plan['services'], exclusive=exclusive))
     info = run_module.ok(verification_info, dict(root=str(root)))
-    return rules.compliance(info, verify, plan['allowed'], exclusive, expired)
+    return judge.compliance(info, verify, plan['allowed'], exclusive, expired)
 
 
 def assert_predicts_the_real_run(run_module, root, **policy):
@@ -117,8 +118,8 @@ def test_the_policys_own_exceptions_are_predicted_compliant(run_module, tmp_path
     python2_unit(tmp_path, 'backup')
     policy = dict(exceptions=[exception('agent'), exception('backup', verify=True)])
     # the host as it is does not comply (platform_default); as the plan leaves it, it does
-    as_is = rules.compliance(run_module.ok(verification_info, dict(root=str(tmp_path))), 'enable',
-                             rules.plan_policy('enable', policy['exceptions'])['allowed'])
+    as_is = judge.compliance(run_module.ok(verification_info, dict(root=str(tmp_path))), 'enable',
+                             planning.plan_policy('enable', policy['exceptions'])['allowed'])
     assert as_is['state'] == 'non_compliant'
     verdict = assert_predicts_the_real_run(run_module, tmp_path, **policy)
     assert verdict == dict(state='compliant_with_exceptions', compliant=True, reasons=[], warnings=[])
@@ -227,7 +228,7 @@ def running(unit, value='0'):
 ])
 def test_the_restarts_of_the_plan_clear_its_pending_restarts(restart, root, state):
     info = planned_info([running('agent.service')], ['agent.service'], root)
-    verdict = rules.predicted_compliance(info, 'enable', [exception('agent.service')], restart=restart)
+    verdict = judge.predicted_compliance(info, 'enable', [exception('agent.service')], restart=restart)
     assert verdict['state'] == state and verdict['predicted'] is True
 
 
@@ -235,30 +236,30 @@ def test_a_restart_is_predicted_only_for_the_units_the_plan_changes():
     # a template's drop-in restarts no instance; an unchanged unit is not restarted
     info = planned_info([running('worker@1.service'), running('other.service')], ['worker@.service'])
     allowed = [exception('worker@1.service'), exception('other.service')]
-    assert rules.predicted_compliance(info, 'enable', allowed, restart='restart')['state'] == 'pending_restart'
-    assert rules.restarted_by_plan(info, 'restart') == set(['worker@.service'])
+    assert judge.predicted_compliance(info, 'enable', allowed, restart='restart')['state'] == 'pending_restart'
+    assert judge.restarted_by_plan(info, 'restart') == set(['worker@.service'])
 
 
 def test_a_result_of_the_host_as_it_is_is_refused():
     info = planned_info([], [])
     info['planned'] = False
-    with pytest.raises(rules.PolicyError, match='planned state'):
-        rules.predicted_compliance(info)
-    with pytest.raises(rules.PolicyError, match="pep493_https_restart 'sometimes'"):
-        rules.predicted_compliance(planned_info([], []), restart='sometimes')
+    with pytest.raises(planning.PolicyError, match='planned state'):
+        judge.predicted_compliance(info)
+    with pytest.raises(planning.PolicyError, match="pep493_https_restart 'sometimes'"):
+        judge.predicted_compliance(planned_info([], []), restart='sometimes')
 
 
 def test_a_plan_a_writer_would_refuse_cannot_comply():
     info = planned_info([], [])
-    assert rules.predicted_compliance(info)['state'] == 'compliant'
+    assert judge.predicted_compliance(info)['state'] == 'compliant'
     info['planned_refusals'] = ['planned: cert_verification would refuse %s: malformed' % CFG]
-    verdict = rules.predicted_compliance(info)
+    verdict = judge.predicted_compliance(info)
     assert (verdict['state'], verdict['compliant'], verdict['reasons']) == (
         'non_compliant', False, info['planned_refusals'])
 
 
 def test_an_unreachable_host_stays_unreachable():
-    verdict = rules.predicted_compliance(dict(unreachable=True, msg='timed out'))
+    verdict = judge.predicted_compliance(dict(unreachable=True, msg='timed out'))
     assert verdict['state'] == 'unreachable' and verdict['predicted'] is True
 
 
@@ -266,7 +267,7 @@ def test_an_unreachable_host_stays_unreachable():
 
 def writers_in_check_mode(run_module, root, exceptions, verify, exclusive=True, repair=False):
     """(cfg changed, drop-ins changed, warnings) of the two writing modules in check mode."""
-    plan = rules.plan_policy(verify, list(exceptions), allow_insecure=True)
+    plan = planning.plan_policy(verify, list(exceptions), allow_insecure=True)
     cfg = run_module.ok(cert_verification, dict(root=str(root), verify=verify, repair=repair), check_mode=True)
     svc = run_module.ok(service_verification, dict(root=str(root), services=plan['services'], exclusive=exclusive),
                         check_mode=True)
@@ -286,13 +287,13 @@ def test_the_prediction_says_which_writer_would_change_something_and_gives_their
     if seed != 'nothing':
         write(tmp_path, CFG, VENDOR)
     if seed.startswith('applied'):
-        plan = rules.plan_policy(verify, exceptions, allow_insecure=True)
+        plan = planning.plan_policy(verify, exceptions, allow_insecure=True)
         run_module.ok(cert_verification, dict(root=str(tmp_path), verify=verify))
         if seed == 'applied':
             run_module.ok(service_verification, dict(root=str(tmp_path), services=plan['services'], exclusive=True))
     if seed == 'stale-dropin':
         write(tmp_path, UNITS + '/gone.service.d/' + dropin.DEFAULT_DROPIN_NAME, ours())
-    plan = rules.plan_policy(verify, exceptions, allow_insecure=True)
+    plan = planning.plan_policy(verify, exceptions, allow_insecure=True)
     info = run_module.ok(verification_info, dict(root=str(tmp_path), planned=dict(
         verify=verify, exceptions=plan['services'], exclusive=True)))
     kinds = set(change['kind'] for change in info['planned_changes'])

@@ -17,9 +17,9 @@ __metaclass__ = type
 
 import datetime
 
-from ansible_collections.pep493.https.plugins.module_utils import policy
 from ansible_collections.pep493.https.plugins.module_utils._forecast import tlsprobe
 from ansible_collections.pep493.https.plugins.module_utils._syntax import dates
+from ansible_collections.pep493.https.plugins.plugin_utils import policy_plan as policy
 from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
 
 ON_BREAK = ('fail', 'except', 'warn')

@@ -1,14 +1,9 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) pep493.https contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The policy rules, in one place, for the modules and the policy role's filters alike.
+"""How a host stands against its policy (controller only).
 
-* ``today``: the one clock that decides expiry - the UTC date. The modules, the role and the
-  fleet report all call it, so they agree on which exceptions are expired on a given day.
-* ``plan_policy``: validate a host's whole policy (the host-wide value, its acknowledgement,
-  every exception, with the very validators ``service_verification`` applies) before anything
-  is written, and split the exceptions by expiry date.
-* ``compliance``: how one host (a ``verification_info`` result) stands against the policy.
+* ``compliance``: the verdict of one ``verification_info`` result against the policy.
 * ``predicted_compliance``: the same verdict for the host as a plan will leave it (a
   ``verification_info`` result with ``planned``), before anything is written.
 
@@ -19,150 +14,14 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import datetime
 import posixpath
 
-from ansible.module_utils.common.validation import check_type_bool, check_type_str
-from ansible_collections.pep493.https.plugins.module_utils._syntax import cfg
-from ansible_collections.pep493.https.plugins.module_utils._syntax import dates
 from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
-from ansible_collections.pep493.https.plugins.module_utils._syntax import exceptions as exceptions_rule
 from ansible_collections.pep493.https.plugins.module_utils._syntax import unit_names
+from ansible_collections.pep493.https.plugins.plugin_utils.policy_plan import PolicyError, RESTARTS
 
 # Compliance states, best first: the report shows them in this order.
 STATES = ('compliant', 'compliant_with_exceptions', 'pending_restart', 'non_compliant', 'unreachable')
-EXPIRED_POLICIES = ('remove', 'keep', 'fail')
-RESTARTS = ('never', 'try-restart', 'restart')
-EXCEPTION_KEYS = ('name', 'verify', 'reason', 'expires')
-EXCEPTIONS_LABEL = 'pep493_https_exceptions'
-
-
-class PolicyError(ValueError):
-    """An argument no policy can be planned from (not a problem of one host's policy)."""
-
-
-def as_date(value, what='date'):
-    """A ``datetime.date`` from ``YYYY-MM-DD`` text or a date; PolicyError naming ``what``."""
-    try:
-        parsed = dates.validate_expires(value)
-    except dates.DateError as exc:
-        raise PolicyError('%s: %s' % (what, str(exc).replace('expires ', '', 1)))
-    if parsed is None:
-        raise PolicyError('%s is empty; give a date as YYYY-MM-DD' % what)
-    return parsed
-
-
-def _scalar_text(value, what):
-    """The module's own ``type: str`` conversion of a scalar; mappings and lists are refused."""
-    if value is None or isinstance(value, (dict, list, tuple)):
-        if value is None:
-            return None
-        raise dropin.DropinValueError('%s is a %s, not text' % (what, 'mapping' if isinstance(value, dict) else 'list'))
-    if isinstance(value, (datetime.date, datetime.datetime)):
-        return value
-    return check_type_str(value, allow_conversion=True)
-
-
-def _typed_entry(entry, where):
-    """(the entry as service_verification's item would be typed, problem): a mapping of the known
-    keys only, ``name``, ``reason`` and ``expires`` as text, ``verify`` a bool (default false: an
-    exception is an opt-out unless it says otherwise)."""
-    if not isinstance(entry, dict):
-        return None, '%s is not a mapping; every exception is {name, verify, reason, expires}' % where
-    unknown = sorted(str(key) for key in entry if key not in EXCEPTION_KEYS)
-    if unknown:
-        return None, ('%s has unknown key(s) %s; an exception takes only %s'
-                      % (where, ', '.join(unknown), ', '.join(EXCEPTION_KEYS)))
-    try:
-        name = _scalar_text(entry.get('name'), 'name')
-        reason = _scalar_text(entry.get('reason'), 'reason')
-        expires = _scalar_text(entry.get('expires'), 'expires')
-    except (dropin.DropinValueError, TypeError) as exc:
-        return None, '%s: %s' % (where, exc)
-    try:
-        verify = check_type_bool(entry['verify']) if entry.get('verify') is not None else False
-    except (TypeError, ValueError):
-        return None, '%s: verify %s is not a boolean; use true or false' % (where, dropin.show(entry.get('verify')))
-    return dict(name=name, state='present', verify=verify, reason=reason, expires=expires), None
-
-
-def _in_list_order(problems, labels):
-    """``problems`` ordered by the entry each names (its label opens the message)."""
-    def position(problem):
-        for index, label in enumerate(labels):
-            if problem.startswith(label) and problem[len(label):len(label) + 1] in (' ', ':'):
-                return index
-        return len(labels)
-    return sorted(problems, key=position)
-
-
-def plan_exceptions(exceptions, day, require_justification=True, expired='remove', label=EXCEPTIONS_LABEL):
-    """Validate the exception list and split it by expiry on ``day`` (a date).
-
-    Returns ``problems`` (one message per bad entry, naming it), ``active`` and ``expired`` (the
-    entries, names canonical), ``allowed`` (the exceptions the host may have: the active ones, plus
-    the expired ones when ``expired`` is ``keep``) and ``services``: the list for
-    ``service_verification`` (``allowed``, plus a ``state: absent`` item per expired exception when
-    ``expired`` is ``remove``).
-    """
-    if expired not in EXPIRED_POLICIES:
-        raise PolicyError('pep493_https_expired %s: use one of %s' % (dropin.show(expired), ', '.join(EXPIRED_POLICIES)))
-    if exceptions is None:
-        exceptions = []
-    if not isinstance(exceptions, (list, tuple)):
-        return dict(problems=['%s is not a list of exceptions' % label], active=[], expired=[], allowed=[],
-                    services=[])
-    problems, items, labels = [], [], []
-    for index, entry in enumerate(exceptions):
-        where = '%s[%d]' % (label, index)
-        labels.append(where)
-        raw, problem = _typed_entry(entry, where)
-        if problem:
-            problems.append(problem)
-        else:
-            items.append((where, raw, False))
-    found, errors = exceptions_rule.check_requests(items, require_justification,
-                                                   ', or set pep493_https_require_justification: false')
-    problems = _in_list_order(problems + errors, labels)
-    active, past = [], []
-    for request in found:
-        item = dict(name=request.name, verify=request.verify, reason=request.reason,
-                    expires=request.expires.isoformat() if request.expires is not None else None)
-        (past if dates.is_expired(request.expires, day) else active).append(item)
-    if expired == 'fail':
-        for item in past:
-            problems.append('exception for %s expired on %s (pep493_https_expired: fail); renew its expiry date '
-                            'or remove it' % (item['name'], item['expires']))
-    allowed = active + past if expired == 'keep' else list(active)
-    services = list(allowed)
-    if expired == 'remove':
-        services.extend(dict(name=item['name'], state='absent') for item in past)
-    return dict(problems=problems, active=active, expired=past, allowed=allowed, services=services)
-
-
-def plan_policy(verify, exceptions, day=None, require_justification=True, expired='remove',
-                allow_insecure=False, cfg_path=cfg.DEFAULT_PATH):
-    """``plan_exceptions`` for a host's whole policy: also refuses a host-wide value that is not
-    one of ``cfg.VALUES`` and a ``disable`` without its acknowledgement (``allow_insecure``).
-    ``day`` defaults to ``today()``."""
-    plan = plan_exceptions(exceptions, dates.today() if day is None else day, require_justification, expired)
-    problems = []
-    if verify not in cfg.VALUES:
-        problems.append('pep493_https_verify %s is not one of %s' % (dropin.show(verify), ', '.join(cfg.VALUES)))
-    elif verify == 'disable' and not _true(allow_insecure):
-        problems.append('pep493_https_verify is "disable": every Python 2 program on this host that reads %s would '
-                        'stop verifying HTTPS certificates, silently. Give the services that need it an exception in '
-                        'pep493_https_exceptions instead, or, if a host-wide downgrade is really meant, set '
-                        'pep493_https_allow_insecure_host_default: true' % cfg_path)
-    plan['problems'] = problems + plan['problems']
-    return plan
-
-
-def _true(value):
-    try:
-        return check_type_bool(value)
-    except (TypeError, ValueError):
-        return False
 
 
 def _service_name(service):

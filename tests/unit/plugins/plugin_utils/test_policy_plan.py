@@ -12,7 +12,8 @@ import datetime
 import pytest
 from hypothesis import given, strategies as st
 
-from ansible_collections.pep493.https.plugins.module_utils import policy
+from ansible_collections.pep493.https.plugins.plugin_utils import compliance as judge
+from ansible_collections.pep493.https.plugins.plugin_utils import policy_plan as planning
 from ansible_collections.pep493.https.plugins.module_utils._syntax import dates
 from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
 from ansible_collections.pep493.https.plugins.module_utils._syntax import unit_names
@@ -27,7 +28,7 @@ def exc(name, reason='vendor agent pins an old CA', expires='2026-12-31', verify
 
 
 def plan_of(exceptions, day=TODAY, require_justification=True, expired='remove'):
-    return policy.plan_exceptions(exceptions, day, require_justification, expired)
+    return planning.plan_exceptions(exceptions, day, require_justification, expired)
 
 
 # --- policy_plan -----------------------------------------------------------------------------
@@ -93,7 +94,7 @@ def test_plan_accepts_yaml_dates():
 
 
 def test_plan_rejects_unknown_expired_policy():
-    with pytest.raises(policy.PolicyError):
+    with pytest.raises(planning.PolicyError):
         plan_of([], expired='ignore')
 
 
@@ -112,54 +113,54 @@ def svc(unit, value='0', managed=True, **kw):
 
 
 def test_compliant_host():
-    result = policy.compliance(info(), 'enable', [])
+    result = judge.compliance(info(), 'enable', [])
     assert result == dict(state='compliant', compliant=True, reasons=[], warnings=[])
 
 
 def test_allowed_exception_makes_compliant_with_exceptions():
     allowed = [dict(name='legacy.service', verify=False)]
-    result = policy.compliance(info(services=[svc('legacy.service')]), 'enable', allowed)
+    result = judge.compliance(info(services=[svc('legacy.service')]), 'enable', allowed)
     assert result['state'] == 'compliant_with_exceptions'
     assert result['compliant'] is True
 
 
 def test_wrong_cfg_value_is_non_compliant():
-    result = policy.compliance(info(verify='platform_default'), 'enable', [])
+    result = judge.compliance(info(verify='platform_default'), 'enable', [])
     assert result['state'] == 'non_compliant'
     assert 'verify=platform_default' in result['reasons'][0]
 
 
 def test_malformed_cfg_is_non_compliant():
-    result = policy.compliance(info(verify='platform_default', valid=False), 'enable', [])
+    result = judge.compliance(info(verify='platform_default', valid=False), 'enable', [])
     assert result['compliant'] is False
     assert 'malformed' in result['reasons'][0]
 
 
 def test_unlisted_opt_out_is_non_compliant_and_names_its_source():
-    result = policy.compliance(info(services=[svc('rogue.service', managed=False, source='/etc/x.conf')]),
-                               'enable', [])
+    result = judge.compliance(info(services=[svc('rogue.service', managed=False, source='/etc/x.conf')]),
+                              'enable', [])
     assert result['state'] == 'non_compliant'
     assert 'rogue.service' in result['reasons'][0] and '/etc/x.conf' in result['reasons'][0]
 
 
 def test_managed_leftover_tolerated_only_when_not_exclusive():
     host = info(services=[svc('left.service')])
-    assert policy.compliance(host, 'enable', [], exclusive=True)['state'] == 'non_compliant'
-    loose = policy.compliance(host, 'enable', [], exclusive=False)
+    assert judge.compliance(host, 'enable', [], exclusive=True)['state'] == 'non_compliant'
+    loose = judge.compliance(host, 'enable', [], exclusive=False)
     assert loose['compliant'] is True
     assert 'left.service' in loose['warnings'][0]
 
 
 def test_expired_exception_in_effect():
     host = info(services=[svc('old.service', expired=True, expires='2020-01-01')])
-    assert policy.compliance(host, 'enable', [], expired='remove')['state'] == 'non_compliant'
-    kept = policy.compliance(host, 'enable', [dict(name='old.service', verify=False)], expired='keep')
+    assert judge.compliance(host, 'enable', [], expired='remove')['state'] == 'non_compliant'
+    kept = judge.compliance(host, 'enable', [dict(name='old.service', verify=False)], expired='keep')
     assert kept['compliant'] is True
 
 
 def test_exception_with_wrong_value_is_non_compliant():
     host = info(services=[svc('forced.service', value='0')])
-    result = policy.compliance(host, 'enable', [dict(name='forced', verify=True)])
+    result = judge.compliance(host, 'enable', [dict(name='forced', verify=True)])
     assert result['state'] == 'non_compliant'
     assert 'the policy says 1' in result['reasons'][0]
 
@@ -167,14 +168,14 @@ def test_exception_with_wrong_value_is_non_compliant():
 def test_pending_restart_and_ineffective_are_reported():
     host = info(services=[svc('a.service', pending_restart=True), svc('py3.service', effective=False)])
     allowed = [dict(name='a', verify=False), dict(name='py3', verify=False)]
-    result = policy.compliance(host, 'enable', allowed)
+    result = judge.compliance(host, 'enable', allowed)
     assert result['state'] == 'pending_restart'
     assert result['compliant'] is True
     assert result['reasons'] == []
 
 
 def test_missing_exception_is_a_warning():
-    result = policy.compliance(info(), 'enable', [dict(name='later', verify=False)])
+    result = judge.compliance(info(), 'enable', [dict(name='later', verify=False)])
     assert result['state'] == 'compliant'
     assert 'later.service' in result['warnings'][0] and 'not in place' in result['warnings'][0]
 
@@ -182,7 +183,7 @@ def test_missing_exception_is_a_warning():
 def test_missing_cfg_file_is_named_as_missing():
     host = info(verify='missing')
     host['config']['exists'] = False
-    result = policy.compliance(host, 'enable', [])
+    result = judge.compliance(host, 'enable', [])
     assert result['reasons'] == ['/etc/python/cert-verification.cfg does not exist, the policy says verify=enable']
 
 
@@ -193,7 +194,7 @@ def test_global_opt_out_as_verification_info_reports_it():
                           'disables': False},
                          {'source': 'profile_d', 'path': '/etc/profile.d/x.sh', 'action': 'mention', 'value': None,
                           'disables': False}])
-    result = policy.compliance(host, 'enable', [])
+    result = judge.compliance(host, 'enable', [])
     assert result['reasons'] == ['PYTHONHTTPSVERIFY=0 is set host-wide in /etc/environment: it turns verification '
                                  'off for every Python 2 program that inherits it']
 
@@ -201,7 +202,7 @@ def test_global_opt_out_as_verification_info_reports_it():
 def test_global_opt_out_anywhere_is_non_compliant():
     host = info(global_={'environment': [{'path': '/etc/environment', 'value': '0'}],
                          'manager': {'value': '1'}})
-    result = policy.compliance(host, 'enable', [])
+    result = judge.compliance(host, 'enable', [])
     assert result['state'] == 'non_compliant'
     assert '/etc/environment' in result['reasons'][0]
     assert len(result['reasons']) == 1
@@ -209,19 +210,19 @@ def test_global_opt_out_anywhere_is_non_compliant():
 
 def test_python2_not_verifying_is_non_compliant_under_enable_only():
     host = info(verify='platform_default', host_default=False)
-    assert policy.compliance(info(host_default=False), 'enable', [])['state'] == 'non_compliant'
-    assert policy.compliance(host, 'platform_default', [])['state'] == 'compliant'
+    assert judge.compliance(info(host_default=False), 'enable', [])['state'] == 'non_compliant'
+    assert judge.compliance(host, 'platform_default', [])['state'] == 'compliant'
 
 
 def test_unreachable_host_is_not_judged_on_an_empty_result():
-    result = policy.compliance({'unreachable': True, 'msg': 'Container not found', 'changed': False}, 'enable', [])
+    result = judge.compliance({'unreachable': True, 'msg': 'Container not found', 'changed': False}, 'enable', [])
     assert result == dict(state='unreachable', compliant=False, reasons=['no audit result: Container not found'],
                           warnings=[])
 
 
 def test_compliance_rejects_garbage():
-    with pytest.raises(policy.PolicyError):
-        policy.compliance('not a result')
+    with pytest.raises(planning.PolicyError):
+        judge.compliance('not a result')
 
 
 # --- one set of rules: what the module refuses, the plan refuses --------------------------
@@ -267,16 +268,16 @@ def test_plan_of_a_list_that_is_not_a_list():
 # --- the whole policy of a host --------------------------------------------------------------
 
 def test_policy_refuses_a_host_wide_disable_without_its_acknowledgement():
-    refused = policy.plan_policy('disable', [exc('a')], TODAY)
+    refused = planning.plan_policy('disable', [exc('a')], TODAY)
     assert len(refused['problems']) == 1
     assert 'pep493_https_allow_insecure_host_default: true' in refused['problems'][0]
     assert '/etc/python/cert-verification.cfg' in refused['problems'][0]
-    assert policy.plan_policy('disable', [exc('a')], TODAY, allow_insecure='true')['problems'] == []
-    assert policy.plan_policy('disable', [], TODAY, allow_insecure=True)['problems'] == []
+    assert planning.plan_policy('disable', [exc('a')], TODAY, allow_insecure='true')['problems'] == []
+    assert planning.plan_policy('disable', [], TODAY, allow_insecure=True)['problems'] == []
 
 
 def test_policy_refuses_an_unknown_value_and_reports_every_problem_at_once():
-    result = policy.plan_policy('Enable', [exc('a b'), exc('c', reason='')], TODAY)
+    result = planning.plan_policy('Enable', [exc('a b'), exc('c', reason='')], TODAY)
     assert len(result['problems']) == 3, result['problems']
     assert result['problems'][0] == "pep493_https_verify 'Enable' is not one of enable, disable, platform_default"
     assert 'pep493_https_exceptions[0]' in result['problems'][1]
@@ -285,7 +286,7 @@ def test_policy_refuses_an_unknown_value_and_reports_every_problem_at_once():
 
 def test_policy_plan_defaults_to_the_collection_clock(monkeypatch):
     monkeypatch.setattr(dates, 'today', lambda now=None: datetime.date(2030, 1, 1))
-    assert [e['name'] for e in policy.plan_policy('enable', [exc('a')])['expired']] == ['a.service']
+    assert [e['name'] for e in planning.plan_policy('enable', [exc('a')])['expired']] == ['a.service']
 
 
 # --- one set of rules: what service_verification refuses, the plan refuses ------------------
@@ -315,7 +316,7 @@ DATES = st.one_of(st.none(), st.sampled_from(['2027-01-01', '2026-02-30', '27-1-
 @given(NAMES, REASONS, DATES, st.booleans())
 def test_plan_accepts_exactly_what_the_module_accepts(name, reason, expires, verify):
     entry = dict(name=name, verify=verify, reason=reason, expires=expires)
-    result = policy.plan_exceptions([entry], TODAY, require_justification=False)
+    result = planning.plan_exceptions([entry], TODAY, require_justification=False)
     refused_by_module = module_verdict(entry)
     assert bool(result['problems']) == bool(refused_by_module), (result['problems'], refused_by_module)
     if not refused_by_module:

@@ -16,7 +16,8 @@ import time
 
 import pytest
 
-from ansible_collections.pep493.https.plugins.module_utils import policy
+from ansible_collections.pep493.https.plugins.plugin_utils import compliance as judge
+from ansible_collections.pep493.https.plugins.plugin_utils import policy_plan as planning
 from ansible_collections.pep493.https.plugins.module_utils._syntax import dates
 from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
 from ansible_collections.pep493.https.plugins.modules import service_verification, verification_info
@@ -65,7 +66,7 @@ def test_the_clock_is_the_utc_date(clock):
 
 def test_plan_modules_and_report_agree_on_a_given_day(clock, run_module, tmp_path):
     host_tree(tmp_path)
-    plan = policy.plan_policy('enable', exceptions(), expired='keep')
+    plan = planning.plan_policy('enable', exceptions(), expired='keep')
     assert [e['name'] for e in plan['expired']] == ['past.service']
 
     applied = run_module.ok(service_verification, dict(root=str(tmp_path), services=exceptions()), check_mode=True)
@@ -77,5 +78,5 @@ def test_plan_modules_and_report_agree_on_a_given_day(clock, run_module, tmp_pat
     info = run_module.ok(verification_info, dict(root=str(tmp_path)))
     assert expired_names(info['services'], 'unit') == ['past.service']
 
-    verdict = policy.compliance(info, 'enable', plan['active'], expired='remove')
+    verdict = judge.compliance(info, 'enable', plan['active'], expired='remove')
     assert verdict['reasons'] == ['past.service keeps an exception that expired on %s' % DAY_BEFORE]

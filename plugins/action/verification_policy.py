@@ -1,0 +1,373 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) pep493.https contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""pep493.https.verification_policy: one host's policy, end to end, in the order it runs.
+
+``main``: plan and validate the policy (here, on the controller) - forecast what would break
+(verification_forecast) - predict the host as the policy will leave it (verification_info with
+``planned``) - write the cfg file (cert_verification) and the drop-ins (service_verification),
+each only when the prediction shows it has something to change - audit the host
+(verification_info), unless the prediction already is that audit. ``audit``: plan, then audit.
+``rollback``: restore the cfg file, then remove every drop-in of ours.
+
+Every step that stops the run raises StepFailed, naming the step; what the steps did so far is
+returned as the facts ``pep493_https_status``, ``pep493_https_applied`` and
+``pep493_https_forecast_result`` (also in the result of a failed run, for a ``rescue``).
+"""
+
+from __future__ import annotations
+
+from ansible.plugins.action import ActionBase
+from ansible_collections.pep493.https.plugins.plugin_utils import compliance
+from ansible_collections.pep493.https.plugins.plugin_utils import policy_plan
+from ansible_collections.pep493.https.plugins.plugin_utils import policy_run
+from ansible_collections.pep493.https.plugins.plugin_utils import predicted_breaks
+
+COLLECTION = 'pep493.https.'
+WRITERS = ('cert_verification', 'service_verification')
+# the tag of each part of the main entry point (ansible-playbook --tags)
+PART_TAGS = dict(file='pep493_https_file', services='pep493_https_services', audit='pep493_https_audit')
+
+ARGUMENT_SPEC = dict(
+    entry_point=dict(type='str', default='main', choices=['main', 'audit', 'rollback']),
+    verify=dict(type='str', default='enable'),
+    allow_insecure_host_default=dict(type='raw', default=False),
+    cfg_path=dict(type='str', default='/etc/python/cert-verification.cfg'),
+    cfg_backup=dict(type='bool', default=True),
+    cfg_repair=dict(type='bool', default=False),
+    exceptions=dict(type='raw', default=[]),
+    exclusive=dict(type='bool', default=True),
+    require_justification=dict(type='bool', default=True),
+    expired=dict(type='str', default='remove'),
+    restart=dict(type='str', default='never'),
+    daemon_reload=dict(type='bool', default=True),
+    audit=dict(type='bool', default=True),
+    fail_when_noncompliant=dict(type='bool', default=True),
+    audit_interpreters=dict(type='list', elements='str', default=[]),
+    forecast=dict(type='bool', default=True),
+    on_predicted_break=dict(type='str', default='fail'),
+    forecast_exception_days=dict(type='raw', default=30),
+    forecast_endpoints=dict(type='list', elements='dict', default=[]),
+    forecast_observe_seconds=dict(type='float', default=0.0),
+    forecast_timeout=dict(type='float', default=5.0),
+    forecast_budget=dict(type='float', default=60.0),
+    rollback_verify=dict(type='str', default=''),
+    root=dict(type='str', default=''),
+)
+
+# The steps that can stop a run, by the name an operator reads in the batch summary.
+REFUSE_POLICY = 'Refuse a policy that is not safe or not complete'
+REFUSE_BREAKS = 'Refuse to enforce where a service would break, nothing was changed'
+REFUSE_PREDICTION = 'Refuse a policy the host would not comply with'
+WRITE_CFG = 'Set the host-wide HTTPS verification default'
+WRITE_DROPINS = 'Put the per-service exceptions in place'
+AUDIT = 'Audit the host against the policy'
+REFUSE_ROLLBACK = 'Refuse a rollback value that was not acknowledged'
+RESTORE_CFG = 'Put the cfg file back as it was before the last change'
+ROLLBACK_CFG = 'Put the given value in place'
+REMOVE_DROPINS = 'Remove every drop-in of ours'
+
+
+class StepFailed(Exception):
+    """A step that stops the run: ``step`` (its name), ``msg``, and the module's result if any."""
+
+    def __init__(self, step, msg, module_result=None):
+        super(StepFailed, self).__init__(msg)
+        self.step = step
+        self.msg = msg
+        self.module_result = module_result
+
+
+class ActionModule(ActionBase):
+    TRANSFERS_FILES = False
+    _VALID_ARGS = frozenset(ARGUMENT_SPEC)
+
+    def run(self, tmp=None, task_vars=None):
+        result = super(ActionModule, self).run(tmp, task_vars)
+        dummy, args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)
+        run = PolicyRun(self, args, task_vars or {})
+        try:
+            getattr(run, args['entry_point'])()
+        except StepFailed as exc:
+            result.update(failed=True, msg=exc.msg, failed_step=exc.step)
+            if exc.module_result:
+                result['module_result'] = exc.module_result
+        except policy_plan.PolicyError as exc:
+            result.update(failed=True, msg=str(exc), failed_step=REFUSE_POLICY)
+        finally:
+            self._remove_tmp_path(self._connection._shell.tmpdir)
+        result.update(run.outcome())
+        self._keep_facts(result, run.facts())
+        return result
+
+    def run_module(self, name, args, task_vars):
+        """The result of the collection's module ``name`` run on the host with ``args``."""
+        return self._execute_module(module_name=COLLECTION + name, module_args=args, task_vars=task_vars)
+
+    def _keep_facts(self, result, facts):
+        """The run's facts, kept as set_fact keeps its own (for this play, not in a fact cache); a
+        failed task sets no fact, so a failed run returns them for the role's rescue instead."""
+        if result.get('failed'):
+            result.update(facts)
+            return
+        result['ansible_facts'] = facts
+        register = getattr(self, 'register_host_variables', None)
+        if register is not None:    # ansible-core 2.19+
+            from ansible._internal._task import VariableLayer
+            register({}, VariableLayer.CACHEABLE_FACT)
+            register(facts, VariableLayer.EPHEMERAL_FACT)
+        else:
+            result['_ansible_facts_cacheable'] = False
+
+
+class PolicyRun(object):
+    """One entry point's run on one host: the steps in order, each a method."""
+
+    def __init__(self, action, args, task_vars):
+        self.action = action
+        self.args = args
+        self.task_vars = task_vars
+        self.check_mode = bool(action._task.check_mode)
+        self.root = args['root'] or None
+        self.plan = None
+        self.status = None
+        self.applied = None
+        self.forecast_result = None
+        self.changed = False
+        self.warnings = []
+        self.diffs = []
+        self.steps = []
+        # the writing modules' whole results (the facts keep what the summary needs): register the task for them
+        self.module_results = {}
+
+    # --- entry points -------------------------------------------------------------------------
+
+    def main(self):
+        self.plan = self.plan_policy()
+        self.refuse_bad_policy()
+        if self.args['forecast'] and not self.root:
+            self.forecast()
+        else:
+            self.skip('forecast', 'pep493_https_forecast is false' if not self.args['forecast']
+                      else 'under pep493_https_root nothing runs to probe')
+        unchanged = dict(cfg=False, services=False)
+        if self.args['audit'] and any(self.part(name) for name in PART_TAGS):
+            unchanged = self.predict()
+        else:
+            self.skip('predict', 'pep493_https_audit is false' if not self.args['audit'] else 'left out by --tags')
+        cfg = services = {}
+        try:
+            cfg = self.write_cfg(unchanged['cfg'])
+            services = self.write_dropins(unchanged['services'])
+        except StepFailed as exc:
+            # the failed module's own result goes in the summary, as a registered task's did
+            if exc.step == WRITE_CFG:
+                cfg = exc.module_result or {}
+            elif exc.step == WRITE_DROPINS:
+                services = exc.module_result or {}
+            raise
+        finally:
+            self.applied = dict(
+                entry_point='main', check_mode=self.check_mode,
+                cfg=policy_run.applied_cfg(cfg, unchanged, self.args['verify']),
+                services=policy_run.applied_services(services, unchanged, self.plan['services']),
+                expired=self.plan['expired'], expired_policy=self.args['expired'], restart=self.args['restart'],
+                root=self.args['root'], steps=self.steps)
+        self.audit_after_change(cfg, services)
+
+    def audit(self):
+        plan = self.plan_policy()
+        info = self.module('verification_info', AUDIT, self.info_args())
+        verdict = None if plan['problems'] else compliance.compliance(
+            info, self.args['verify'], plan['allowed'], self.args['exclusive'], self.args['expired'])
+        self.status = dict(policy=self.policy_of(plan), info=info, compliance=verdict, check_mode=self.check_mode,
+                           problems=plan['problems'])
+        if plan['problems']:
+            raise StepFailed(REFUSE_POLICY, 'Policy refused, nothing was changed: %s' % '; '.join(plan['problems']))
+        if not verdict['compliant'] and self.args['fail_when_noncompliant'] and not self.check_mode:
+            raise StepFailed(AUDIT, 'Not compliant: %s' % '; '.join(verdict['reasons']))
+
+    def rollback(self):
+        value = self.args['rollback_verify']
+        if value == 'disable' and not policy_plan.is_true(self.args['allow_insecure_host_default']):
+            raise StepFailed(REFUSE_ROLLBACK, 'Nothing was changed: pep493_https_rollback_verify is "disable": every '
+                                              'Python 2 program on this host that reads %s would stop verifying HTTPS '
+                                              'certificates. Set pep493_https_allow_insecure_host_default: true if '
+                                              'that is really meant.' % self.args['cfg_path'])
+        cfg = services = {}
+        try:
+            if self.part('file'):
+                cfg = self.rollback_cfg(value)
+            if self.part('services'):
+                services = self.module('service_verification', REMOVE_DROPINS, dict(
+                    services=[], exclusive=True, root=self.root, daemon_reload=self.args['daemon_reload'],
+                    restart=self.args['restart']))
+        except StepFailed as exc:
+            if exc.step in (RESTORE_CFG, ROLLBACK_CFG):
+                cfg = exc.module_result or {}
+            elif exc.step == REMOVE_DROPINS:
+                services = exc.module_result or {}
+            raise
+        finally:
+            self.applied = dict(entry_point='rollback', check_mode=self.check_mode, cfg=cfg,
+                                services=policy_run.applied_services(services), expired=[],
+                                restart=self.args['restart'], root=self.args['root'], steps=self.steps)
+
+    # --- steps --------------------------------------------------------------------------------
+
+    def plan_policy(self):
+        """The whole policy, validated with the modules' own rules before anything is written."""
+        args = self.args
+        return policy_plan.plan_policy(args['verify'], args['exceptions'], None, args['require_justification'],
+                                       args['expired'], args['allow_insecure_host_default'], args['cfg_path'])
+
+    def refuse_bad_policy(self):
+        if self.plan['problems']:
+            raise StepFailed(REFUSE_POLICY, 'Policy refused, nothing was changed: %s' % '; '.join(self.plan['problems']))
+
+    def forecast(self):
+        """Which services would break once they verify; on_predicted_break decides what follows."""
+        args = self.args
+        keep = [item['name'] for item in self.plan['allowed'] if not item['verify']]
+        found = self.module('verification_forecast', 'Forecast which services would break once they verify', dict(
+            endpoints=args['forecast_endpoints'], keep_unverified=keep, observe_seconds=args['forecast_observe_seconds'],
+            timeout=args['forecast_timeout'], budget=args['forecast_budget']))
+        days = args['forecast_exception_days']
+        if isinstance(days, str) and days.strip().isdigit():
+            days = int(days)
+        self.forecast_result = predicted_breaks.plan_forecast(found, self.plan, args['on_predicted_break'], days)
+        if self.forecast_result['problems']:
+            raise StepFailed(REFUSE_BREAKS, 'Predicted breaks, nothing was changed: %s'
+                             % '; '.join(self.forecast_result['problems']))
+        self.warnings.extend(self.forecast_result['warnings'])
+        self.plan = dict(self.plan, services=self.forecast_result['services'], allowed=self.forecast_result['allowed'])
+
+    def predict(self):
+        """The audit of the host as the policy will leave it, judged by the audit's own rule; a host
+        that would not comply fails untouched. Returns which writer has nothing to change."""
+        args = self.args
+        info = self.module('verification_info', 'Audit the host as the policy will leave it', self.info_args(planned=dict(
+            verify=args['verify'], repair=args['cfg_repair'], exceptions=self.plan['services'],
+            exclusive=args['exclusive'])))
+        self.status = policy_run.predicted_status(info, args['verify'], self.plan['allowed'], args['exclusive'],
+                                                  self.plan['expired'], args['expired'], args['restart'],
+                                                  self.check_mode)
+        verdict = self.status['compliance']
+        if not verdict['compliant'] and args['fail_when_noncompliant']:
+            raise StepFailed(REFUSE_PREDICTION, 'would be %s - %s. Nothing was changed.'
+                             % (verdict['state'], '; '.join(verdict['reasons'])))
+        return policy_run.unchanged_by_plan(info)
+
+    def write_cfg(self, unchanged):
+        if not self.part('file'):
+            self.skip('cert_verification', 'left out by --tags')
+            return {}
+        if unchanged:
+            return self.skip('cert_verification', 'the prediction shows the file already as the policy wants it')
+        return self.module('cert_verification', WRITE_CFG, dict(
+            verify=self.args['verify'], path=self.args['cfg_path'], root=self.root, backup=self.args['cfg_backup'],
+            repair=self.args['cfg_repair']))
+
+    def write_dropins(self, unchanged):
+        if not self.part('services'):
+            self.skip('service_verification', 'left out by --tags')
+            return {}
+        if not self.plan['services'] and not self.args['exclusive']:
+            return self.skip('service_verification', 'no exception to write and pep493_https_exclusive is false')
+        if unchanged:
+            return self.skip('service_verification', 'the prediction shows no drop-in to write or remove')
+        return self.module('service_verification', WRITE_DROPINS, dict(
+            services=self.plan['services'], exclusive=self.args['exclusive'], root=self.root,
+            daemon_reload=self.args['daemon_reload'], restart=self.args['restart']))
+
+    def audit_after_change(self, cfg, services):
+        """The audit of the host as it now is; not in check mode (nothing was applied) and not when
+        the prediction already is that audit (nothing changed: it read the very same state)."""
+        if not (self.args['audit'] and self.part('audit')):
+            self.skip('audit', 'pep493_https_audit is false' if not self.args['audit'] else 'left out by --tags')
+            return
+        if self.check_mode:
+            self.skip('audit', 'check mode: nothing was applied, the prediction is the verdict')
+            return
+        if (self.status or {}).get('prediction_reused'):
+            self.skip('audit', 'nothing changed: the prediction is the audit')
+            return
+        info = self.module('verification_info', AUDIT, self.info_args())
+        verdict = compliance.compliance(info, self.args['verify'], self.plan['allowed'], self.args['exclusive'],
+                                        self.args['expired'])
+        self.status = dict(policy=self.policy_of(self.plan), info=info, compliance=verdict,
+                           check_mode=self.check_mode)
+        if not verdict['compliant'] and self.args['fail_when_noncompliant']:
+            raise StepFailed('Fail when the host does not comply with the policy',
+                             'Not compliant: %s' % '; '.join(verdict['reasons']))
+
+    def rollback_cfg(self, value):
+        if not value:
+            return self.module('cert_verification', RESTORE_CFG, dict(
+                state='restored', path=self.args['cfg_path'], root=self.root,
+                allow_disable=policy_plan.is_true(self.args['allow_insecure_host_default'])))
+        return self.module('cert_verification', ROLLBACK_CFG, dict(
+            verify=None if value == 'absent' else value, state='absent' if value == 'absent' else 'present',
+            path=self.args['cfg_path'], root=self.root, backup=self.args['cfg_backup']))
+
+    # --- helpers ------------------------------------------------------------------------------
+
+    def module(self, name, step, args):
+        """Run the module ``name`` for ``step``; a failed module stops the run, named."""
+        args = dict((key, value) for key, value in args.items() if value is not None)
+        found = self.action.run_module(name, args, self.task_vars)
+        self.steps.append(dict(step=step, module=COLLECTION + name, ran=True, changed=bool(found.get('changed'))))
+        if name in WRITERS:
+            self.module_results[name] = found
+        self.warnings.extend(found.get('warnings') or [])
+        if found.get('diff'):
+            self.diffs.extend(found['diff'] if isinstance(found['diff'], list) else [found['diff']])
+        if found.get('failed') or found.get('unreachable'):
+            raise StepFailed(step, found.get('msg') or '%s failed' % name, found)
+        self.changed = self.changed or bool(found.get('changed'))
+        return found
+
+    def skip(self, step, why):
+        """A step left out, and why: the run's ``steps`` say it."""
+        self.steps.append(dict(step=step, ran=False, why=why))
+        left_out = dict(skipped=True, changed=False)
+        if step in WRITERS:
+            self.module_results[step] = dict(left_out, skip_reason=why)
+        return left_out
+
+    def part(self, name):
+        """Whether ``--tags``/``--skip-tags`` select this part of the entry point (its tag in
+        PART_TAGS): as when each part was a task of its own, tagged with its tag and the tags the
+        task of this run has (from an ``apply`` or an enclosing block)."""
+        tag = PART_TAGS[name]
+        own = set(self.action._task.tags or []) - set(['always'])
+        run_tags = set(self.task_vars.get('ansible_run_tags') or ['all'])
+        skip_tags = set(self.task_vars.get('ansible_skip_tags') or [])
+        tags = own | set([tag])
+        return not (tags & skip_tags) and bool(run_tags & (tags | set(['all', 'tagged'])))
+
+    def info_args(self, planned=None):
+        return dict(path=self.args['cfg_path'], root=self.root, interpreters=self.args['audit_interpreters'],
+                    planned=planned)
+
+    def policy_of(self, plan):
+        return dict(verify=self.args['verify'], exclusive=self.args['exclusive'], exceptions=plan['allowed'],
+                    expired=plan['expired'])
+
+    def facts(self):
+        facts = {}
+        if self.status is not None:
+            facts['pep493_https_status'] = self.status
+        if self.applied is not None:
+            facts['pep493_https_applied'] = self.applied
+        if self.forecast_result is not None:
+            facts['pep493_https_forecast_result'] = self.forecast_result
+        return facts
+
+    def outcome(self):
+        found = dict(changed=self.changed, steps=self.steps, module_results=self.module_results)
+        if self.warnings:
+            found['warnings'] = self.warnings
+        if self.diffs:
+            found['diff'] = self.diffs
+        return found
