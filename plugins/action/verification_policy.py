@@ -17,11 +17,11 @@ returned as the facts ``pep493_https_status``, ``pep493_https_applied`` and
 
 from __future__ import annotations
 
-from ansible.plugins.action import ActionBase
 from ansible_collections.pep493.https.plugins.plugin_utils import compliance
 from ansible_collections.pep493.https.plugins.plugin_utils import policy_plan
 from ansible_collections.pep493.https.plugins.plugin_utils import policy_run
 from ansible_collections.pep493.https.plugins.plugin_utils import predicted_breaks
+from ansible_collections.pep493.https.plugins.plugin_utils.module_action import CollectionModules
 
 COLLECTION = 'pep493.https.'
 WRITERS = ('cert_verification', 'service_verification')
@@ -78,7 +78,7 @@ class StepFailed(Exception):
         self.module_result = module_result
 
 
-class ActionModule(ActionBase):
+class ActionModule(CollectionModules):
     TRANSFERS_FILES = False
     _VALID_ARGS = frozenset(ARGUMENT_SPEC)
 
@@ -101,8 +101,9 @@ class ActionModule(ActionBase):
         return result
 
     def run_module(self, name, args, task_vars):
-        """The result of the collection's module ``name`` run on the host with ``args``."""
-        return self._execute_module(module_name=COLLECTION + name, module_args=args, task_vars=task_vars)
+        """The result of the collection's module ``name`` run on the host with ``args``, the way the host
+        needs: ansible-core's own payload, or the collection runner where that cannot run (RHEL 7)."""
+        return self.run_collection_module(name, args, task_vars)
 
     def _keep_facts(self, result, facts):
         """The run's facts, kept as set_fact keeps its own (for this play, not in a fact cache); a

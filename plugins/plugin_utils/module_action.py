@@ -1,8 +1,8 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) pep493.https contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The action plugin every module of the collection has: the task's arguments are checked on the
-controller, then the module runs through ansible-core's own payload wherever the controller's
+"""The action plugin every module of the collection has (and the policy's, for each module it runs):
+the module's arguments are checked on the controller, then the module runs through ansible-core's own payload wherever the controller's
 ansible-core runs on the target's Python, and through the collection's runner where it does not
 (ansible-core 2.19+ and Python 2.7 or 3.6 - 3.8: RHEL/CentOS 7 as it is, RHEL 8's platform-python).
 
@@ -61,6 +61,7 @@ FILE_LINE = re.compile(r'File "([^"]*)", line \d+')
 PAYLOAD_FILE = re.compile(r'^(<stdin>|.*/AnsiballZ_[^/]*\.py|.*/ansible/module_utils/.*)$')
 CACHE_FOLDER = 'pep493_https_runner'
 RUNNER_FILE = 'pep493_https_%s.py'
+COLLECTION = 'pep493.https.'
 
 
 def payload_refused(result):
@@ -94,60 +95,54 @@ def controller_runs(version):
     return version >= minimum
 
 
-class ModuleAction(ActionBase):
-    """Subclasses name their module: ``MODULE = 'cert_verification'``."""
+class CollectionModules(ActionBase):
+    """An action that runs the collection's modules on the host, each the way the host needs
+    (``run_collection_module``): the modules' own actions, and the policy's, which runs several."""
 
-    MODULE = None
-    _supports_check_mode = True
-    _supports_async = True
-
-    def run(self, tmp=None, task_vars=None):
-        task_vars = task_vars if task_vars is not None else {}
-        result = super().run(tmp, task_vars)
-        del tmp
-        wrap_async = bool(self._task.async_val) and not getattr(self._connection, 'has_native_async', False)
+    def run_collection_module(self, module, args, task_vars, wrap_async=False, action_name=None):
+        """The result of the collection's module ``module`` (its short name) run with ``args``;
+        ``action_name`` is the name the task gave it (the module's full name by default)."""
+        action_name = str(action_name or COLLECTION + module)
         try:
-            try:
-                checked = task_args.check(self.MODULE, self._task.action, json.loads(module_args_json(dict(self._task.args))))
-            except ValueError as exc:
-                raise AnsibleError('%s: %s (a defect of the collection)' % (self._task.action, exc))
-            if checked.refusal is not None:
-                return merge_hash(result, self._module_result(dict(rc=1, stdout=json.dumps(checked.refusal), stderr='')))
-            return merge_hash(result, self._execute(checked, task_vars, wrap_async))
-        finally:
-            if not wrap_async:
-                self._remove_tmp_path(self._connection._shell.tmpdir)
+            checked = task_args.check(module, action_name, json.loads(module_args_json(args)))
+        except ValueError as exc:
+            raise AnsibleError('%s: %s (a defect of the collection)' % (action_name, exc))
+        if checked.refusal is not None:
+            return self._module_result(dict(rc=1, stdout=json.dumps(checked.refusal), stderr=''))
+        return self._execute(module, action_name, checked, args, task_vars, wrap_async)
 
     # --- which way -------------------------------------------------------------------------------
-    def _execute(self, checked, task_vars, wrap_async):
+    def _execute(self, module, action_name, checked, args, task_vars, wrap_async):
         mode = os.environ.get(RUNNER_SETTING, 'auto')
         if mode not in RUNNER_MODES:
             raise AnsibleActionFail('%s=%r: use one of %s' % (RUNNER_SETTING, mode, ', '.join(RUNNER_MODES)))
+        call = (module, action_name, checked)
         if mode == 'never':
-            return self._own_payload(task_vars, wrap_async)
+            return self._own_payload(action_name, args, task_vars, wrap_async)
         interpreter, discovery = self._configured_interpreter(task_vars)
         if mode == 'always':
-            return self._through_runner(checked, interpreter or self._discover(task_vars, discovery), task_vars, wrap_async)
+            return self._through_runner(call, interpreter or self._discover(task_vars, discovery), task_vars, wrap_async)
         if interpreter is not None and self._known_runner_target(task_vars, interpreter):
-            return self._through_runner(checked, interpreter, task_vars, wrap_async)
+            return self._through_runner(call, interpreter, task_vars, wrap_async)
         if wrap_async:
             interpreter = interpreter or self._discover(task_vars, discovery)
             if self._probe_refuses(interpreter):
                 self._remember_runner_target(task_vars, interpreter)
-                return self._through_runner(checked, interpreter, task_vars, wrap_async)
-            return self._own_payload(task_vars, wrap_async)
-        own = self._own_payload(task_vars, wrap_async)
+                return self._through_runner(call, interpreter, task_vars, wrap_async)
+            return self._own_payload(action_name, args, task_vars, wrap_async)
+        own = self._own_payload(action_name, args, task_vars, wrap_async)
         if not payload_refused(own):
             return own
         interpreter = self._used_interpreter.replace('#!', '', 1).strip()
         display.vvv('%s: ansible-core cannot run its own module payload on %s here; running the module '
-                    'through the collection runner' % (self._task.action, interpreter))
+                    'through the collection runner' % (action_name, interpreter))
         self._remember_runner_target(task_vars, interpreter)
-        return self._through_runner(checked, interpreter, task_vars, wrap_async)
+        return self._through_runner(call, interpreter, task_vars, wrap_async)
 
-    def _own_payload(self, task_vars, wrap_async):
+    def _own_payload(self, action_name, args, task_vars, wrap_async):
         with self._old_pythons_too(task_vars):
-            return self._execute_module(module_args=dict(self._task.args), task_vars=task_vars, wrap_async=wrap_async)
+            return self._execute_module(module_name=action_name, module_args=dict(args), task_vars=task_vars,
+                                        wrap_async=wrap_async)
 
     def _use_vars(self, task_vars):
         if self._task.delegate_to:
@@ -219,40 +214,41 @@ class ModuleAction(ActionBase):
             pass
 
     # --- the runner ------------------------------------------------------------------------------
-    def _request(self, checked, task_vars):
+    def _request(self, module, action_name, checked, task_vars):
         no_target_syslog = C.config.get_config_value('DEFAULT_NO_TARGET_SYSLOG', variables=task_vars)
         return dict(
-            module=self.MODULE, params=checked.params, paths=checked.paths, env_fallbacks=checked.env_fallbacks,
+            module=module, params=checked.params, paths=checked.paths, env_fallbacks=checked.env_fallbacks,
             no_log_values=checked.no_log_values, no_log_flags=checked.no_log_flags, aliases=checked.aliases,
             warnings=checked.warnings, deprecations=checked.deprecations, supports_check_mode=checked.supports_check_mode,
             internal=dict(
-                module_name=str(self._task.action), check_mode=bool(self._task.check_mode), diff=bool(self._task.diff),
+                module_name=action_name, check_mode=bool(self._task.check_mode), diff=bool(self._task.diff),
                 no_log=bool(self._task.no_log or no_target_syslog), debug=bool(C.DEFAULT_DEBUG),
                 verbosity=display.verbosity, selinux_special_fs=list(C.DEFAULT_SELINUX_SPECIAL_FS),
                 syslog_facility=str(task_vars.get('ansible_syslog_facility', C.DEFAULT_SYSLOG_FACILITY)),
                 shell_executable=str(self._play_context.executable)))
 
-    def _through_runner(self, checked, interpreter, task_vars, wrap_async):
+    def _through_runner(self, call, interpreter, task_vars, wrap_async):
+        module, action_name, checked = call
         if wrap_async:
             raise AnsibleActionFail(
                 '%s cannot run asynchronously (async: %s) with %s on this host: ansible-core %s cannot run its own '
                 'module payload on that Python, and the collection runner that runs the module there runs in the '
                 'foreground only. Remove async (and poll) from the task, or point ansible_python_interpreter at a '
-                'Python this ansible-core supports.' % (self._task.action, self._task.async_val, interpreter, __version__))
+                'Python this ansible-core supports.' % (action_name, self._task.async_val, interpreter, __version__))
         try:
-            payload = runner_payload.script(self.MODULE, self._request(checked, task_vars))
+            payload = runner_payload.script(module, self._request(module, action_name, checked, task_vars))
         except runner_payload.PayloadError as exc:
-            raise AnsibleError('%s: %s (a defect of the collection)' % (self._task.action, exc))
+            raise AnsibleError('%s: %s (a defect of the collection)' % (action_name, exc))
         self._used_interpreter = '#!' + interpreter
         environment = self._compute_environment_string()
         shell = self._connection._shell
         if self._is_pipelining_enabled('new'):
-            display.vvv('%s: the collection runner, pipelined' % self._task.action)
+            display.vvv('%s: the collection runner, pipelined' % action_name)
             command = shell.build_module_command(environment, self._used_interpreter, '')
             res = self._low_level_execute_command(command, sudoable=True, in_data=payload)
         else:
             tmpdir = shell.tmpdir or self._make_tmp_path()
-            remote = shell.join_path(tmpdir, RUNNER_FILE % self.MODULE)
+            remote = shell.join_path(tmpdir, RUNNER_FILE % module)
             self._transfer_data(remote, payload)
             if self._is_become_unprivileged():
                 self._fixup_perms2([tmpdir, remote], self._get_remote_user(), execute=False)
@@ -298,3 +294,23 @@ class ModuleAction(ActionBase):
             if data.get('ansible_facts') is None:
                 data['ansible_facts'] = {}
             data['ansible_facts'][self._discovered_interpreter_key] = self._discovered_interpreter
+
+
+class ModuleAction(CollectionModules):
+    """The action of one module; subclasses name it: ``MODULE = 'cert_verification'``."""
+
+    MODULE = None
+    _supports_check_mode = True
+    _supports_async = True
+
+    def run(self, tmp=None, task_vars=None):
+        task_vars = task_vars if task_vars is not None else {}
+        result = super().run(tmp, task_vars)
+        del tmp
+        wrap_async = bool(self._task.async_val) and not getattr(self._connection, 'has_native_async', False)
+        try:
+            return merge_hash(result, self.run_collection_module(self.MODULE, dict(self._task.args), task_vars, wrap_async,
+                                                                 action_name=self._task.action))
+        finally:
+            if not wrap_async:
+                self._remove_tmp_path(self._connection._shell.tmpdir)

@@ -21,7 +21,7 @@ import pytest
 
 from ansible_collections.pep493.https.plugins.module_utils._runner import bootstrap
 
-MODULE_UTILS = os.path.join(os.path.dirname(__file__), '..', '..', '..', '..', 'plugins', 'module_utils')
+MODULE_UTILS = os.path.join(os.path.dirname(__file__), '..', '..', '..', '..', '..', 'plugins', 'module_utils')
 PACKAGE = 'ansible_collections.pep493.https.plugins.module_utils'
 
 
