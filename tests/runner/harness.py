@@ -119,7 +119,11 @@ def tree_state(root):
 #  - the "(traceback unavailable)" exception ansible-core 2.19+ gives every failure without a traceback;
 #  - time stamps written into a file (the record of a file before its first change);
 #  - where ansible-core's own payload ran on both sides (the 3.12 target), the tracebacks each
-#    version's own AnsibleModule captures (2.19+ capture one for every failure when asked to).
+#    version's own AnsibleModule captures (2.19+ capture one for every failure when asked to);
+#  - in the module results verification_policy keeps (it runs the modules itself), the keys
+#    ansible-core 2.19+ writes into every module result it hands an action, whichever payload ran
+#    (`deprecations: []`, `failed: false`), and a warning given twice in one task's result, which
+#    2.19+ keep once.
 # ANSIBLE_INJECT_INVOCATION=True asks ansible-core 2.21's own payload to put `invocation` in its
 # results, as 2.16 always did (the runner always does); the other versions do not know it.
 BACKUP = re.compile(r'\.\d+\.\d{4}-\d\d-\d\d@\d\d:\d\d:\d\d(?=[.~])')
@@ -150,8 +154,11 @@ def normalise(value, key=None):
         # ansible-core 2.19+ gives every failed result an exception, with no traceback from the target
         value = dict((k, v) for k, v in value.items() if k != 'exception')
     if isinstance(value, dict):
-        return dict((k, normalise(v, k)) for k, v in value.items() if not k.startswith('_ansible_'))
+        return dict((k, normalise(v, k)) for k, v in value.items() if not k.startswith('_ansible_')
+                    and not (k == 'deprecations' and v == []) and not (k == 'failed' and v is False))
     if isinstance(value, list):
+        if key == 'warnings':
+            value = [v for i, v in enumerate(value) if v not in value[:i]]
         return [normalise(v) for v in value]
     if isinstance(value, str):
         if key == 'exception':
