@@ -91,7 +91,8 @@ def test_an_unacknowledged_rollback_to_disable_stops_at_the_canary_and_changes_n
 
 @pytest.mark.parametrize("run", RUNS)
 def test_each_run_has_the_same_recap_from_both_controllers(run):
-    assert sorted(recap("2.21", run)) == sorted(ROOTS)
+    # a refused canary stops the run before the other hosts' batches
+    assert sorted(recap("2.21", run)) == (["reach-1-canary"] if run == REFUSED else sorted(ROOTS))
     assert recap("2.21", run) == recap("2.16", run)
 
 
