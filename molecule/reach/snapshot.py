@@ -14,7 +14,7 @@ import re
 import stat
 
 ROOTS = ['/', '/srv/reach/2', '/srv/reach/3']
-BACKUP = re.compile(r'\.\d+\.\d{4}-\d\d-\d\d@\d\d:\d\d:\d\d~$')
+BACKUP = re.compile(r'\.\d+\.\d{4}-\d\d-\d\d@\d\d:\d\d:\d\d(?=[.~])')
 RECORDED = re.compile(r'\(recorded [^)\n]*\)')
 
 
@@ -30,7 +30,7 @@ def files_of(root):
         info = os.lstat(path)
         with open(path, 'rb') as handle:
             content = handle.read().decode('utf-8', 'replace')
-        name = BACKUP.sub('.BACKUP~', os.path.relpath(path, root))
+        name = BACKUP.sub('.BACKUP', os.path.relpath(path, root))
         found[name] = dict(mode='%o' % stat.S_IMODE(info.st_mode), content=RECORDED.sub('(recorded TIME)', content))
     return found
 

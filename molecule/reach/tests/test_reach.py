@@ -22,6 +22,8 @@ RECAP = re.compile(r"^(reach-\S+)\s*:\s*ok=(\d+)\s+changed=(\d+)\s+unreachable=(
                    r"skipped=(\d+)\s+rescued=(\d+)\s+ignored=(\d+)", re.M)
 # what differs between any two runs of a report: when it was made
 VOLATILE = ("generated", "generated_at", "now", "date", "time")
+# and of a backup's name: the pid and time of the run that made it
+BACKUP = re.compile(r"\.\d+\.\d{4}-\d\d-\d\d@\d\d:\d\d:\d\d(?=[.~])")
 
 
 def kept(controller, name):
@@ -48,7 +50,7 @@ def batch_lines(controller, run):
     for line in output(controller, run).splitlines():
         line = line.strip().rstrip(",")
         if line.startswith('"reach-'):
-            found.append(json.loads(line))
+            found.append(BACKUP.sub(".BACKUP", json.loads(line)))
     return found
 
 
