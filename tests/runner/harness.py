@@ -122,8 +122,10 @@ def tree_state(root):
 #    version's own AnsibleModule captures (2.19+ capture one for every failure when asked to);
 #  - in the module results verification_policy keeps (it runs the modules itself), the keys
 #    ansible-core 2.19+ writes into every module result it hands an action, whichever payload ran
-#    (`deprecations: []`, `failed: false`), and a warning given twice in one task's result, which
-#    2.19+ keep once.
+#    (`deprecations: []`, `failed: false`), a warning given twice in one task's result, which
+#    2.19+ keep once, and the `warnings` of those nested results: 2.21 puts into each every warning
+#    the task has captured so far (those of the modules run before it too), 2.16 - 2.20 none; the
+#    task's own warnings are compared, and must be shown.
 # ANSIBLE_INJECT_INVOCATION=True asks ansible-core 2.21's own payload to put `invocation` in its
 # results, as 2.16 always did (the runner always does); the other versions do not know it.
 BACKUP = re.compile(r'\.\d+\.\d{4}-\d\d-\d\d@\d\d:\d\d:\d\d(?=[.~])')
@@ -149,17 +151,18 @@ def normalise_traceback(text):
     return [list(frame) for frame in frames if '/_runner/' not in frame[0]]
 
 
-def normalise(value, key=None):
+def normalise(value, key=None, nested=False):
     if isinstance(value, dict) and isinstance(value.get('exception'), str) and normalise_traceback(value['exception']) is None:
         # ansible-core 2.19+ gives every failed result an exception, with no traceback from the target
         value = dict((k, v) for k, v in value.items() if k != 'exception')
     if isinstance(value, dict):
-        return dict((k, normalise(v, k)) for k, v in value.items() if not k.startswith('_ansible_')
-                    and not (k == 'deprecations' and v == []) and not (k == 'failed' and v is False))
+        return dict((k, normalise(v, k, True)) for k, v in value.items() if not k.startswith('_ansible_')
+                    and not (k == 'deprecations' and v == []) and not (k == 'failed' and v is False)
+                    and not (k == 'warnings' and nested))
     if isinstance(value, list):
         if key == 'warnings':
             value = [v for i, v in enumerate(value) if v not in value[:i]]
-        return [normalise(v) for v in value]
+        return [normalise(v, None, nested) for v in value]
     if isinstance(value, str):
         if key == 'exception':
             return dict(traceback=normalise_traceback(value))
