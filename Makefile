@@ -1,5 +1,6 @@
 # One command for everything: `make test` installs what is missing and runs every check.
-# Targets: deps venv collections lint import sanity units awx faults fuzz molecule report images bench demo
+# Targets: deps venv collections lint import sanity units awx faults fuzz molecule report images bench demo runner
+#          runner-full compat
 # A timing line per step ("== <step>: ok in 12.3s") shows where the time goes.
 SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c
@@ -13,6 +14,15 @@ APT_PACKAGES ?= podman runc debootstrap openssl shellcheck chromium
 ANSIBLE_WHEEL ?= 14.5.0
 ANSIBLE_WHEEL_LEGACY ?= 9.13.0
 COLLECTIONS ?= containers.podman community.general community.library_inventory_filtering_v1 ansible.posix
+# The runner check in `make test`: Python 2.7 and 3.6 (the cells that need the runner), pipelining
+# on and off; `make runner-full` adds 3.7, 3.8 and 3.12 and the other seven modes (about 30 min here)
+RUNNER_ARGS ?= --targets 2.7,3.6 --modes pipelining,no-pipelining
+# ansible-core 2.19 and 2.20 (between .venv-legacy's 2.16 and .venv's 2.21; tools/core-venv): the
+# sanity tests that read the collection with each release's own rules, and the unit tests of the
+# code that runs inside ansible-core on the controller (action plugins, argument checks, payload)
+COMPAT_CORES ?= 2.19.14 2.20.10
+COMPAT_SANITY ?= --test compile --test validate-modules
+COMPAT_UNITS ?= tests/unit/plugins/action/ tests/unit/plugins/plugin_utils/test_module_action.py
 # Python versions of the unit test runs (sanity covers every version each core supports)
 UNITS_PYTHONS ?= 3.12 3.13
 UNITS_PYTHONS_LEGACY ?= 2.7 3.6
@@ -20,6 +30,7 @@ UNITS_PYTHONS_LEGACY ?= 2.7 3.6
 VENV := $(ROOT)/.venv
 VENV_LEGACY := $(ROOT)/.venv-legacy
 VENV_AWX := $(ROOT)/.venv-awx
+COMMA := ,
 PIP_FILTER := sed -u '/neither a file nor a directory/d'
 TIMED := $(ROOT)/tools/timed
 
@@ -30,7 +41,8 @@ export PEP493_VENV_LEGACY := $(VENV_LEGACY)
 export PEP493_VENV_AWX := $(VENV_AWX)
 
 .PHONY: help test deps venv collections interpreters lint import sanity sanity-2.21 sanity-2.16 report \
-        units units-2.21 units-2.16 awx faults fuzz molecule images bench demo lock clean
+        units units-2.21 units-2.16 awx faults fuzz molecule images bench demo lock clean runner \
+        runner-full compat
 
 help:
 	@echo "make test         everything below, in order (installs what is missing)"
@@ -45,6 +57,9 @@ help:
 	@echo "make faults       fault tests + short fuzz (tests/faults/run); make fuzz: the long fuzz profile"
 	@echo "make images       local container images (molecule/images/build); make molecule: molecule/run"
 	@echo "make report       the fleet report on the demo fleet, checked in headless Chromium"
+	@echo "make runner       every module from 2.16, 2.19, 2.20, 2.21 on Python 2.7 and 3.6 against 2.16's own payload"
+	@echo "                  (tests/runner/run $(RUNNER_ARGS)); make runner-full: every target and mode"
+	@echo "make compat       sanity (compile, validate-modules) and the controller-side units with ansible-core 2.19 and 2.20"
 	@echo "make bench        benchmarks/run; make demo: tools/demo"
 	@echo "make lock         re-resolve requirements*.txt and requirements/nox/*.in into pinned files"
 
@@ -52,7 +67,7 @@ help:
 # and the run fails if any did. Each check runs under tools/home-check, which fails it when it
 # wrote under the home directory's .ansible (the real home stays as it was).
 SETUP_STEPS := deps venv collections
-CHECK_STEPS := lint import sanity units awx faults molecule report
+CHECK_STEPS := lint import sanity units runner compat awx faults molecule report
 test:
 	@mkdir -p .cache; export TIMING_LOG=$(ROOT)/.cache/timing.log; : > $$TIMING_LOG; \
 	start=$$(date +%s); failed=""; \
@@ -134,6 +149,16 @@ awx: venv collections
 
 faults: venv collections
 	$(call run-script,faults,tests/faults/run)
+runner: venv
+	$(call run-script,runner,tests/runner/run,$(RUNNER_ARGS))
+runner-full: venv
+	$(call run-script,runner-full,tests/runner/run,--targets 2.7$(COMMA)3.6$(COMMA)3.7$(COMMA)3.8$(COMMA)3.12)
+compat: venv
+	@rc=0; for core in $(COMPAT_CORES); do \
+	    venv=$$(tools/core-venv $$core) || { rc=1; continue; }; \
+	    $(TIMED) sanity-$$core tools/sanity $$venv $(COMPAT_SANITY) || rc=1; \
+	    $(TIMED) units-$$core tools/units $$venv 3.12 -- $(COMPAT_UNITS) || rc=1; \
+	done; exit $$rc
 fuzz: venv collections
 	$(call run-script,fuzz,tests/faults/run,--fuzz-long)
 molecule: deps venv collections images

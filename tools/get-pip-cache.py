@@ -16,11 +16,11 @@ import sys
 import tempfile
 import zipfile
 
-# pip versions ansible-test bootstraps: 25.2 for ansible-core 2.21; 23.1.2 (Python 3.7+),
-# 21.3.1 (3.6) and 20.3.4 (2.7) for ansible-core 2.16.
-VERSIONS = ['25.2', '23.1.2', '21.3.1', '20.3.4']
+# pip versions ansible-test bootstraps: 25.2 for ansible-core 2.20 and 2.21; 24.2 for 2.19;
+# 23.1.2 (Python 3.7+), 21.3.1 (3.6) and 20.3.4 (2.7) for ansible-core 2.16.
+VERSIONS = ['25.2', '24.2', '23.1.2', '21.3.1', '20.3.4']
 # oldest Python each of those pip versions is fetched for (it must run there)
-OLDEST_PYTHON = {'20.3.4': '2.7', '21.3.1': '3.6', '23.1.2': '3.7'}
+OLDEST_PYTHON = {'20.3.4': '2.7', '21.3.1': '3.6', '23.1.2': '3.7', '24.2': '3.8'}
 MARK = '# pep493-https get-pip replacement'
 
 # ansible-test runs with HOME=$PEP493_TEST_HOME (tools/units, tools/sanity), so its cache is there.

@@ -22,11 +22,11 @@ from __future__ import annotations
 import datetime
 
 from ansible.errors import AnsibleConnectionFailure
-from ansible.plugins.action import ActionBase
 from ansible_collections.pep493.https.plugins.plugin_utils import compliance
 from ansible_collections.pep493.https.plugins.plugin_utils import policy_plan
 from ansible_collections.pep493.https.plugins.plugin_utils import policy_run
 from ansible_collections.pep493.https.plugins.plugin_utils import predicted_breaks
+from ansible_collections.pep493.https.plugins.plugin_utils.module_action import CollectionModules
 
 COLLECTION = 'pep493.https.'
 WRITERS = ('cert_verification', 'service_verification')
@@ -133,7 +133,7 @@ class StepFailed(Exception):
         self.module_result = module_result
 
 
-class ActionModule(ActionBase):
+class ActionModule(CollectionModules):
     TRANSFERS_FILES = False
     _VALID_ARGS = frozenset(ARGUMENT_SPEC)
 
@@ -157,9 +157,10 @@ class ActionModule(ActionBase):
         return result
 
     def run_module(self, name, args, task_vars):
-        """The result of the collection's module ``name`` run on the host with ``args``; its warnings
-        are the run's to show (each naming the inventory host), not shown a second time without it."""
-        found = self._execute_module(module_name=COLLECTION + name, module_args=args, task_vars=task_vars)
+        """The result of the collection's module ``name`` run on the host with ``args``, the way the host
+        needs (ansible-core's own payload, or the collection runner where that cannot run: RHEL 7); its
+        warnings are the run's to show (each naming the inventory host), not shown a second time without it."""
+        found = self.run_collection_module(name, args, task_vars)
         # from 2.19 the result's list may be the very list of captured warnings: keep a copy
         found['warnings'] = list(found.get('warnings') or [])
         return found

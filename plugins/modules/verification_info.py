@@ -143,7 +143,19 @@ options:
 extends_documentation_fragment:
   - pep493.https.root
   - ansible.builtin.action_common_attributes
+  - ansible.builtin.action_common_attributes.flow
 attributes:
+  action:
+    support: full
+    details:
+      - An action plugin checks the arguments on the controller, then runs the module through ansible-core's own
+        payload, or through the collection runner on a Python the controller's ansible-core no longer runs on
+        (ansible-core 2.19 and later with Python 2.7 or 3.6 - 3.8, as on RHEL/CentOS 7).
+  async:
+    support: partial
+    details: Not through the collection runner, which runs in the foreground only; such a task fails, saying so.
+  bypass_host_loop:
+    support: none
   check_mode:
     support: full
     details: The module never changes anything; check mode returns the same report.
@@ -603,7 +615,6 @@ scan_errors:
 '''
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.pep493.https.plugins.module_utils._backends import verification_info as backend
 from ansible_collections.pep493.https.plugins.module_utils._syntax import cfg
 from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
 
@@ -636,8 +647,15 @@ def argument_spec():
     )
 
 
+def module_kwargs():
+    """The AnsibleModule arguments: main() and the action plugin (which checks a task on the controller) use them."""
+    return dict(argument_spec=argument_spec(), supports_check_mode=True)
+
+
 def main():
-    backend.run(AnsibleModule(argument_spec=argument_spec(), supports_check_mode=True))
+    # imported here, not above: the action plugin imports this file on the controller for module_kwargs() alone
+    from ansible_collections.pep493.https.plugins.module_utils._backends import verification_info as backend
+    backend.run(AnsibleModule(**module_kwargs()))
 
 
 if __name__ == '__main__':

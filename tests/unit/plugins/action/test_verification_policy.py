@@ -258,3 +258,22 @@ def test_a_transfer_that_fails_leaves_the_host_unreachable_and_says_what_could_n
         run('audit', answers=dict(verification_info=cannot_send))
     assert str(caught.value) == ('pep493.https.verification_info could not be sent to the host or started there: '
                                  'Command execution failed: Command failed (rc=125): no space left on device')
+
+
+def test_the_modules_run_the_way_the_host_needs():
+    """Each module of the run goes through the same choice as a task of that module: ansible-core's own
+    payload, or the collection runner where that payload cannot start (RHEL 7's Python 2.7 from 2.19+)."""
+    from ansible_collections.pep493.https.plugins.plugin_utils.module_action import CollectionModules
+    assert issubclass(action.ActionModule, CollectionModules)
+    calls = []
+
+    class Recorder(action.ActionModule):
+        def __init__(self):  # no task, connection or loader: only run_module is exercised
+            pass
+
+        def run_collection_module(self, module, args, task_vars, wrap_async=False, action_name=None):
+            calls.append((module, args, task_vars, wrap_async, action_name))
+            return dict(changed=False)
+
+    assert Recorder().run_module('verification_info', dict(root='/tmp/root'), {'x': 1}) == dict(changed=False, warnings=[])
+    assert calls == [('verification_info', dict(root='/tmp/root'), {'x': 1}, False, None)]

@@ -1,0 +1,177 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) pep493.https contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The controller's side of the runner: how the action recognises ansible-core's own payload failing
+to start on the target's Python, the task's arguments checked on the controller (paths and
+environment fallbacks left to the target), and the payload (only the collection's code, the
+arguments inside it, run from stdin by any target Python found here)."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from ansible import constants as C
+from ansible_collections.pep493.https.plugins.plugin_utils import module_action, runner_payload, task_args
+
+# ansible-core's own payload on a Python it does not run on, as 2.17 - 2.21 report it (tests/runner/run saw these)
+REFUSALS = [
+    dict(failed=True, rc=1, module_stdout='', msg='Module result deserialization failed: No start of json char found',
+         module_stderr='  File "/home/u/.ansible/tmp/ansible-tmp-1.2-3-4/AnsiballZ_cert_verification.py", line 40\n'
+                       '    zip_data: str,\n            ^\nSyntaxError: invalid syntax\n'),
+    dict(failed=True, rc=1, module_stdout='', msg='MODULE FAILURE',
+         module_stderr='  File "<stdin>", line 3\nSyntaxError: future feature annotations is not defined\n'),
+    dict(failed=True, rc=1, module_stdout='', msg='Module result deserialization failed: No start of json char found',
+         module_stderr='Traceback (most recent call last):\n  File "<stdin>", line 274, in <module>\n  File '
+                       '"/tmp/ansible_x_payload_1/ansible_x_payload.zip/ansible/module_utils/_internal/__init__.py", line 50\n'
+                       '    def import_controller_module(_module_name: str, /) -> t.Any:\n'
+                       '                                                    ^\nSyntaxError: invalid syntax\n'),
+    dict(failed=True, msg='Ansible requires Python 3.9 or newer on the target. Current version: 3.8.18 (default) [GCC 12.2.0]'),
+    dict(failed=True, msg='ansible-core requires a minimum of Python version 3.8. Current version: 3.7.16 (default) [GCC]'),
+    dict(failed=True, rc=1, module_stdout='', msg='MODULE FAILURE\nSee stdout/stderr for the exact error',
+         module_stderr='Traceback (most recent call last):\n  File "/tmp/ansible_ping_payload_kol8nhau/ansible_ping_payload.zip/'
+                       'ansible/module_utils/basic.py", line 5\nSyntaxError: future feature annotations is not defined\n'),
+]
+NOT_REFUSALS = [
+    dict(changed=False),
+    dict(failed=True, msg='Nothing was changed: verify=maybe'),
+    dict(failed=True, rc=1, module_stdout='', msg='MODULE FAILURE',
+         module_stderr='Traceback (most recent call last):\n  File "/opt/app.py", line 1\nSyntaxError: invalid syntax\n'),
+    dict(failed=True, rc=127, module_stdout='', msg='The module interpreter was not found',
+         module_stderr='/bin/sh: /usr/bin/python3: not found\n'),
+    dict(failed=True, rc=1, module_stdout='{"x": 1}', module_stderr='  File "<stdin>", line 3\nSyntaxError: x\n'),
+    # a SyntaxError in the collection's own code (pipelined: the payload's frames are <stdin>) is not the payload's
+    dict(failed=True, rc=1, module_stdout='', msg='MODULE FAILURE',
+         module_stderr='Traceback (most recent call last):\n  File "<stdin>", line 107, in <module>\n  File "/tmp/'
+                       'ansible_x_payload_1/ansible_x_payload.zip/ansible_collections/pep493/https/plugins/module_utils/'
+                       '_host/files.py", line 9\n    x = \n        ^\nSyntaxError: invalid syntax\n'),
+]
+
+
+@pytest.mark.parametrize('result', REFUSALS)
+def test_the_own_payload_refusals_are_recognised(result):
+    assert module_action.payload_refused(result)
+
+
+@pytest.mark.parametrize('result', NOT_REFUSALS)
+def test_other_failures_are_left_as_they_are(result):
+    assert not module_action.payload_refused(result)
+
+
+@pytest.mark.parametrize('version,runs', [((2, 7), False), ((3, 6), False), ((3, 8), None), ((3, 9), True), ((3, 13), True)])
+def test_which_target_pythons_the_controller_runs_on(version, runs):
+    from ansible.module_utils import basic
+    minimum = getattr(basic, '_PY_MIN', None)
+    if not isinstance(minimum, tuple):
+        runs = True
+    elif runs is None:
+        runs = version >= minimum
+    assert module_action.controller_runs(version) is runs
+
+
+# --- the arguments --------------------------------------------------------------------------------
+
+def test_paths_are_checked_as_text_and_left_for_the_target(monkeypatch):
+    monkeypatch.setenv('ANSIBLE_UNSAFE_WRITES', '1')  # the controller's own environment must not count
+    checked = task_args.check('cert_verification', 'pep493.https.cert_verification', dict(verify='enable', root='~/img/$TREE'))
+    assert checked.refusal is None
+    assert checked.params['root'] == '~/img/$TREE' and checked.params['unsafe_writes'] is False
+    assert sorted(checked.paths) == [['path'], ['root']]
+    assert checked.env_fallbacks == [['unsafe_writes', ['ANSIBLE_UNSAFE_WRITES'], 'bool', False]]
+    given = task_args.check('cert_verification', 'x', dict(verify='enable', unsafe_writes=True))
+    assert given.env_fallbacks == [] and given.params['unsafe_writes'] is True
+
+
+def test_nested_and_list_paths_are_found():
+    checked = task_args.check('verification_info', 'pep493.https.verification_info',
+                              dict(interpreters=['~/py'], planned=dict(unit_dir='~/units')))
+    assert checked.refusal is None
+    assert sorted(checked.paths) == [['interpreters', '*'], ['path'], ['planned', 'unit_dir'], ['root']]
+    assert checked.params['interpreters'] == ['~/py'] and checked.params['planned']['unit_dir'] == '~/units'
+
+
+@pytest.mark.parametrize('args,message', [
+    (dict(state='bogus'), 'value of state must be one of: present, absent, restored, got: bogus'),
+    (dict(verify='enable', colour='blue'), 'Unsupported parameters for (pep493.https.cert_verification) module: colour. '
+                                           'Supported parameters include: allow_disable, attributes, backup, create, '
+                                           'follow, group, mode, owner, path, repair, root, selevel, serole, setype, '
+                                           'seuser, state, unsafe_writes, verify (attr).'),
+    (dict(), 'state is present but all of the following are missing: verify'),
+])
+def test_a_refused_task_gets_the_modules_own_message(args, message):
+    checked = task_args.check('cert_verification', 'pep493.https.cert_verification', args)
+    assert checked.refusal['failed'] is True and checked.refusal['msg'] == message
+    assert checked.refusal['invocation']['module_args']['create'] is True
+
+
+def test_an_option_and_its_alias_both_warn_as_ansible_does():
+    checked = task_args.check('cert_verification', 'x', dict(verify='enable', attributes='-d', attr='-d'))
+    assert checked.warnings == ['Both option attributes and its alias attr are set.']
+    assert checked.aliases == {'attr': 'attributes'}
+
+
+def test_no_log_values_are_masked_in_a_refusal(monkeypatch):
+    spec = dict(argument_spec=dict(token=dict(no_log=True), count=dict(type='int')), supports_check_mode=True)
+    monkeypatch.setattr(task_args, 'module_kwargs', lambda module: spec)
+    checked = task_args.check('fake', 'pep493.https.fake', dict(token='s3cr3t-pep493', count='many'))
+    assert checked.no_log_values == ['s3cr3t-pep493'] and checked.no_log_flags['token'] is True
+    assert 's3cr3t-pep493' not in json.dumps(checked.refusal)
+    assert checked.refusal['invocation']['module_args']['token'] == 'VALUE_SPECIFIED_IN_NO_LOG_PARAMETER'
+
+
+# --- the payload -------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize('module', ['cert_verification', 'service_verification', 'verification_info', 'verification_forecast'])
+def test_a_payload_carries_the_runner_the_backend_and_what_they_import(module):
+    sources = runner_payload.collect_sources(module)
+    names = set(sources['modules'])
+    assert runner_payload.ENTRY in names and runner_payload.BACKENDS + module in names
+    assert all(name.startswith(runner_payload.PACKAGE + '.') for name in names | set(sources['packages']))
+    assert not any(name.endswith('.policy') or name.endswith('.forecast_plan') for name in names)  # controller's
+
+
+@pytest.mark.parametrize('source', ['from ansible.module_utils.basic import AnsibleModule\n', 'import ansible\n',
+                                    'from . import sibling\n'])
+def test_code_the_runner_cannot_carry_is_refused(source):
+    with pytest.raises(runner_payload.PayloadError):
+        runner_payload._imports('x', source)
+
+
+def _interpreters():
+    """This Python, and RHEL 7's and 8's Pythons where PATH has working ones (tools/units puts them there)."""
+    found = [sys.executable]
+    for version in ('2.7', '3.6'):
+        for folder in os.environ.get('PATH', '').split(os.pathsep):
+            path = os.path.join(folder, 'python' + version)
+            if folder and os.path.exists(path) and subprocess.call([path, '-c', 'pass'], stderr=subprocess.DEVNULL) == 0:
+                found.append(path)
+                break
+    return found
+
+
+@pytest.mark.parametrize('python', _interpreters())
+def test_the_payload_runs_from_stdin_with_the_arguments_inside(tmp_path, monkeypatch, python):
+    monkeypatch.setattr(C, 'DEFAULT_LOCAL_TMP', str(tmp_path / 'local'))
+    root = tmp_path / 'root'
+    (root / 'etc').mkdir(parents=True)
+    checked = task_args.check('cert_verification', 'pep493.https.cert_verification', dict(verify='enable', root=str(root)))
+    request = dict(module='cert_verification', params=checked.params, paths=checked.paths, env_fallbacks=checked.env_fallbacks,
+                   no_log_values=[], no_log_flags=checked.no_log_flags, aliases={}, warnings=[], deprecations=[],
+                   supports_check_mode=True,
+                   internal=dict(module_name='pep493.https.cert_verification', check_mode=False, diff=False, no_log=True,
+                                 debug=False, verbosity=0, selinux_special_fs=[], syslog_facility='LOG_USER',
+                                 shell_executable='/bin/sh'))
+    payload = runner_payload.script('cert_verification', request)
+    assert str(root).encode('ascii') not in payload  # inside, packed: not even readable in the script
+    child = subprocess.Popen([python], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=str(tmp_path))
+    out, err = child.communicate(payload)
+    assert (child.returncode, err) == (0, b'')
+    result = json.loads(out.decode('utf-8'))
+    assert result['changed'] is True and result['verify'] == 'enable'
+    assert os.listdir(str(tmp_path / 'local' / runner_payload.CACHE_FOLDER)) == ['cert_verification.sources']
