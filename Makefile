@@ -22,7 +22,8 @@ RUNNER_ARGS ?= --targets 2.7,3.6 --modes pipelining,no-pipelining
 # code that runs inside ansible-core on the controller (action plugins, argument checks, payload)
 COMPAT_CORES ?= 2.19.14 2.20.10
 COMPAT_SANITY ?= --test compile --test validate-modules
-COMPAT_UNITS ?= tests/unit/plugins/action/ tests/unit/plugins/plugin_utils/test_module_action.py
+COMPAT_UNITS ?= tests/unit/plugins/action/ tests/unit/plugins/plugin_utils/test_module_action.py \
+                tests/unit/roles/test_policy_facts.py
 # Python versions of the unit test runs (sanity covers every version each core supports)
 UNITS_PYTHONS ?= 3.12 3.13
 UNITS_PYTHONS_LEGACY ?= 2.7 3.6

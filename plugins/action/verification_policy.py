@@ -202,13 +202,13 @@ class ActionModule(CollectionModules):
             return
         cacheable = dict((name, value) for name, value in facts.items() if name in CACHEABLE_FACTS)
         register = getattr(self, 'register_host_variables', None)
-        if register is not None:    # ansible-core 2.19+
+        if register is not None:    # ansible-core 2.21+
             from ansible._internal._task import VariableLayer
             result['ansible_facts'] = facts
             register(cacheable, VariableLayer.CACHEABLE_FACT)
             register(facts, VariableLayer.EPHEMERAL_FACT)
         else:
-            # Before 2.19 every fact of an action other than set_fact goes to the fact cache (its
+            # Up to 2.20 every fact of an action other than set_fact goes to the fact cache (its
             # _ansible_facts_cacheable flag counts for set_fact only): the role keeps
             # pep493_https_applied from the result with set_fact.
             result['ansible_facts'] = cacheable

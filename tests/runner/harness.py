@@ -117,7 +117,13 @@ def tree_state(root):
 #    where 2.16 said "<class 'str'>" (the controller's own validator, as for its own modules), and
 #    the list of valid booleans, a set printed in no set order (it differs from run to run on 2.16 too);
 #  - the "(traceback unavailable)" exception ansible-core 2.19+ gives every failure without a traceback;
-#  - time stamps written into a file (the record of a file before its first change);
+#  - time stamps written into a file (the record of a file before its first change, the UTC record
+#    of its backups, which also names each backup by its pid and local time) and into a result (when
+#    the verdict and the forecast were made: `audited`, `forecasted`);
+#  - where verification_policy's facts go: ansible-core 2.21 registers them itself (the verdict
+#    and the forecast as cacheable facts, what was applied for the play), so its result's
+#    `ansible_facts` holds them all; 2.16 - 2.20 get only the cacheable ones there and the role
+#    keeps the rest with set_fact. The facts themselves are compared: they are in the result too;
 #  - where ansible-core's own payload ran on both sides (the 3.12 target), the tracebacks each
 #    version's own AnsibleModule captures (2.19+ capture one for every failure when asked to);
 #  - in the module results verification_policy keeps (it runs the modules itself), the keys
@@ -129,7 +135,9 @@ def tree_state(root):
 # ANSIBLE_INJECT_INVOCATION=True asks ansible-core 2.21's own payload to put `invocation` in its
 # results, as 2.16 always did (the runner always does); the other versions do not know it.
 BACKUP = re.compile(r'\.\d+\.\d{4}-\d\d-\d\d@\d\d:\d\d:\d\d(?=[.~])')
-STAMP = re.compile(rb'\d{4}-\d\d-\d\d@\d\d:\d\d:\d\dZ')
+STAMP = re.compile(rb'\d{4}-\d\d-\d\d@\d\d:\d\d:\d\dZ|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z'
+                   rb'|\.\d+\.\d{4}-\d\d-\d\d@\d\d:\d\d:\d\d(?=[.~])')
+ISO_TIME = re.compile(r'\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z')
 BOOLEANS = re.compile(r'(is not a valid boolean\.)\s+Valid booleans include: .*')
 TYPE_NAME = re.compile(r"<(?:type|class) '([a-z]+)'>")
 WORK = re.compile(r'/work/[^\s"\']*?/\.cache/runner-diff/[^/\s"\']+/[^/\s"\']+/[^/\s"\']+')
@@ -137,6 +145,7 @@ WORK = re.compile(r'/work/[^\s"\']*?/\.cache/runner-diff/[^/\s"\']+/[^/\s"\']+/[
 
 def normalise_text(text):
     text = WORK.sub('<work>', text)
+    text = ISO_TIME.sub('<time>', text)
     text = BACKUP.sub('.<pid>.<time>', text)
     text = BOOLEANS.sub(r'\1 Valid booleans include: <the set, in no set order>', text)
     return TYPE_NAME.sub(r'\1', text)
@@ -290,6 +299,9 @@ def compare(base, other, mode):
         if left['status'] != right['status']:
             differences.append('%s: %s against %s' % (left['task'], right['status'], left['status']))
         a, b = normalise(left['result']), normalise(right['result'])
+        if left['task'].startswith('policy '):
+            a.pop('ansible_facts', None)
+            b.pop('ansible_facts', None)
         if MODES[mode].get('discovery'):
             a, b = without_discovery_warnings(a), without_discovery_warnings(b)
         if own_payload:  # ansible-core's own AnsibleModule on both sides: each version its own tracebacks
