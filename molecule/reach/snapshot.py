@@ -3,8 +3,9 @@
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The collection's files on the reach scenario's host, as JSON on stdout (run there by
 molecule/reach/passes with the host's only Python, 2.7): for the host and each tree, every file
-under etc/python and every drop-in folder's files, with mode and content. Backup names and the
-time a history record was made are normalised: they differ between any two runs."""
+under etc/python and every drop-in folder's files, with mode and content. Backup names (in the
+record of the backups too), the time a history record was made and the UTC time of each backup
+in that record are normalised: they differ between any two runs."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -16,6 +17,8 @@ import stat
 ROOTS = ['/', '/srv/reach/2', '/srv/reach/3']
 BACKUP = re.compile(r'\.\d+\.\d{4}-\d\d-\d\d@\d\d:\d\d:\d\d(?=[.~])')
 RECORDED = re.compile(r'\(recorded [^)\n]*\)')
+# a line of the backups record: the UTC time a backup was made
+UTC_TIME = re.compile(r'^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z', re.M)
 
 
 def files_of(root):
@@ -31,7 +34,7 @@ def files_of(root):
         with open(path, 'rb') as handle:
             content = handle.read().decode('utf-8', 'replace')
         name = BACKUP.sub('.BACKUP', os.path.relpath(path, root))
-        found[name] = dict(mode='%o' % stat.S_IMODE(info.st_mode), content=RECORDED.sub('(recorded TIME)', content))
+        found[name] = dict(mode='%o' % stat.S_IMODE(info.st_mode), content=UTC_TIME.sub('TIME', BACKUP.sub('.BACKUP', RECORDED.sub('(recorded TIME)', content))))
     return found
 
 

@@ -21,7 +21,7 @@ DROPIN = "etc/systemd/system/pep493-agent.service.d/zz-pep493-https.conf"
 RECAP = re.compile(r"^(reach-\S+)\s*:\s*ok=(\d+)\s+changed=(\d+)\s+unreachable=(\d+)\s+failed=(\d+)\s+"
                    r"skipped=(\d+)\s+rescued=(\d+)\s+ignored=(\d+)", re.M)
 # what differs between any two runs of a report: when it was made
-VOLATILE = ("generated", "generated_at", "now", "date", "time")
+VOLATILE = ("generated", "generated_at", "now", "date", "time", "audited", "forecasted")
 # and of a backup's name: the pid and time of the run that made it
 BACKUP = re.compile(r"\.\d+\.\d{4}-\d\d-\d\d@\d\d:\d\d:\d\d(?=[.~])")
 
