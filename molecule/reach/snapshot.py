@@ -34,7 +34,8 @@ def files_of(root):
         with open(path, 'rb') as handle:
             content = handle.read().decode('utf-8', 'replace')
         name = BACKUP.sub('.BACKUP', os.path.relpath(path, root))
-        found[name] = dict(mode='%o' % stat.S_IMODE(info.st_mode), content=UTC_TIME.sub('TIME', BACKUP.sub('.BACKUP', RECORDED.sub('(recorded TIME)', content))))
+        content = UTC_TIME.sub('TIME', BACKUP.sub('.BACKUP', RECORDED.sub('(recorded TIME)', content)))
+        found[name] = dict(mode='%o' % stat.S_IMODE(info.st_mode), content=content)
     return found
 
 
