@@ -204,8 +204,8 @@ def link_clash(files, family, name, host):
     if kind is None or (kind == 'link' and target == host):
         return None
     what = 'a link to %s' % target if kind == 'link' else 'a %s' % kind
-    return ('%s exists (%s), and update-ca-certificates would replace it with its link to %s. Nothing was changed; '
-            'choose another name' % (files.show(link), what, files.show(host)))
+    return ('%s exists (%s), and update-ca-certificates would replace it with its link to %s; choose another name'
+            % (files.show(link), what, files.show(host)))
 
 
 def plan_anchors(files, family, requests, euid=0):

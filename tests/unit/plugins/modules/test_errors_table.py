@@ -21,12 +21,14 @@ import pytest
 from ansible_collections.pep493.https.plugins.module_utils._syntax import cfg
 from ansible_collections.pep493.https.plugins.module_utils._write import history
 from ansible_collections.pep493.https.plugins.module_utils._write import safe_file
-from ansible_collections.pep493.https.plugins.modules import cert_verification, service_verification
+from ansible_collections.pep493.https.plugins.module_utils._trust import store, x509
+from ansible_collections.pep493.https.plugins.modules import ca_trust, cert_verification, service_verification
+from ansible_collections.pep493.https.tests.unit import ca_pki
 from ansible_collections.pep493.https.tests.unit.module_args import patch_module_args
 
 # under plugins/modules: ansible-test runs it on Python 2.7 too (only module tests run there)
 TABLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', '..', '..', 'docs', 'errors.md')
-MODULES = {'cert_verification': cert_verification, 'service_verification': service_verification}
+MODULES = {'cert_verification': cert_verification, 'service_verification': service_verification, 'ca_trust': ca_trust}
 CFG = 'etc/python/cert-verification.cfg'
 BACKUP = '.1.2026-01-01@00:00:00~'
 DROPIN_DIR = 'etc/systemd/system/legacy-app.service.d'
@@ -72,6 +74,44 @@ def fail_backup(root, monkeypatch):
     """The record of the file exists already: the backup is the first file this run writes."""
     put(root, CFG + history.RECORD_SUFFIX, history.render_record(SHIPPED, '2026-01-01@00:00:00Z'))
     fail_errno(monkeypatch, safe_file.os, 'write', errno.ENOSPC)
+
+
+class Pem(object):
+    """The PEM text of test certificates (tests/unit/ca_pki.py), made when a test runs, not at import."""
+
+    def __init__(self, *names):
+        self.names = names
+
+    def text(self):
+        return ''.join(ca_pki.text(name) for name in self.names)
+
+
+def resolved(value, root):
+    """``value`` with each Pem replaced by its text and ``<root>`` by the test's root."""
+    if isinstance(value, Pem):
+        return value.text()
+    if isinstance(value, list):
+        return [resolved(entry, root) for entry in value]
+    if isinstance(value, dict):
+        return dict((key, resolved(entry, root)) for key, entry in value.items())
+    if isinstance(value, str):
+        return value.replace('<root>', root)
+    return value
+
+
+def rhel(root, monkeypatch=None):
+    ca_pki.lay_out(root, 'rhel')
+
+
+def anchored(data, ours=True, name='acme'):
+    """Set-up: a store laid out like RHEL's with ``data`` (bytes, or a Pem: written as this module
+    writes it when ``ours``, else as it is) at ``name``."""
+    def setup(root, monkeypatch):
+        content = data
+        if isinstance(data, Pem):
+            content = store.render_anchor(name, x509.load_certificates(data.text())[0]) if ours else data.text().encode('ascii')
+        put(ca_pki.lay_out(root, 'rhel'), name + '.pem', content)
+    return setup
 
 
 SHADOW_LIKE = b''.join(b'%s:$6$%s:19000::\n' % (user, b'h' * 100) for user in (b'root', b'daemon', b'adm'))
@@ -129,6 +169,48 @@ CASES = {
                       lambda r, m: (put(r, CFG), fail_errno(m, safe_file.os, 'fsync', errno.ENOSPC))),
     'cfg-backup-fails': ('cert_verification', dict(verify='enable', backup=True),
                          lambda r, m: (put(r, CFG), fail_backup(r, m))),
+    'ca-cas-missing': ('ca_trust', dict(), rhel),
+    'ca-state-unknown': ('ca_trust', dict(cas=[dict(name='acme', content=Pem('acme'), state='gone')]), rhel),
+    'ca-name-missing': ('ca_trust', dict(cas=[dict(content=Pem('acme'))]), rhel),
+    'ca-name-path': ('ca_trust', dict(cas=[dict(name='../acme', content=Pem('acme'))]), rhel),
+    'ca-name-extension': ('ca_trust', dict(cas=[dict(name='acme.crt', content=Pem('acme'))]), rhel),
+    'ca-name-twice': ('ca_trust', dict(cas=[dict(name='acme', content=Pem('acme')),
+                                            dict(name='acme', content=Pem('other'))]), rhel),
+    'ca-content-missing': ('ca_trust', dict(cas=[dict(name='acme')]), rhel),
+    'ca-content-garbage': ('ca_trust', dict(cas=[dict(name='acme', content='see the wiki')]), rhel),
+    'ca-content-private-key': ('ca_trust', dict(cas=[dict(name='acme', content=Pem('acme.key', 'acme'))]), rhel),
+    'ca-content-two-certificates': ('ca_trust', dict(cas=[dict(name='acme', content=Pem('acme', 'other'))]), rhel),
+    'ca-content-not-a-ca': ('ca_trust', dict(cas=[dict(name='acme', content=Pem('leaf'))]), rhel),
+    'ca-content-no-constraints': ('ca_trust', dict(cas=[dict(name='acme', content=Pem('plain'))]), rhel),
+    'ca-content-expired': ('ca_trust', dict(cas=[dict(name='acme', content=Pem('expired'))]), rhel),
+    'ca-content-not-yet-valid': ('ca_trust', dict(cas=[dict(name='acme', content=Pem('future'))]), rhel),
+    'ca-content-trusted-format': ('ca_trust', dict(cas=[dict(name='acme', content=Pem('trusted'))]), rhel),
+    'ca-same-ca-twice': ('ca_trust', dict(cas=[dict(name='acme', content=Pem('acme')),
+                                               dict(name='old', content=Pem('acme'), state='absent')]), rhel),
+    'ca-expiry-days-negative': ('ca_trust', dict(cas=[dict(name='acme', content=Pem('acme'))], expiry_warning_days=-1),
+                                rhel),
+    'ca-root-empty': ('ca_trust', dict(cas=[dict(name='acme', content=Pem('acme'))], root=''), None),
+    'ca-root-not-a-folder': ('ca_trust', dict(cas=[dict(name='acme', content=Pem('acme'))], root='<root>/nowhere'), None),
+    'ca-no-store': ('ca_trust', dict(cas=[dict(name='acme', content=Pem('acme'))]),
+                    lambda r, m: put(r, ca_pki.DEBIAN_TOOL, b'')),
+    'ca-two-stores': ('ca_trust', dict(cas=[dict(name='acme', content=Pem('acme'))]),
+                      lambda r, m: (ca_pki.lay_out(r, 'rhel'), ca_pki.lay_out(r, 'debian'))),
+    'ca-foreign-file': ('ca_trust', dict(cas=[dict(name='acme', content=Pem('acme'))]), anchored(Pem('acme'), ours=False)),
+    'ca-foreign-file-absent': ('ca_trust', dict(cas=[dict(name='acme', state='absent')]),
+                               anchored(b'# from the wiki\n')),
+    'ca-absent-other-ca': ('ca_trust', dict(cas=[dict(name='acme', content=Pem('other'), state='absent')]),
+                           anchored(Pem('acme'))),
+    'ca-folder-unsafe': ('ca_trust', dict(cas=[dict(name='acme', content=Pem('acme'))]),
+                         lambda r, m: os.chmod(ca_pki.lay_out(r, 'rhel'), 0o775)),
+    'ca-anchor-symlink': ('ca_trust', dict(cas=[dict(name='acme', content=Pem('acme'))]),
+                          lambda r, m: os.symlink('/etc/pki/tls/certs/ca-bundle.crt',
+                                                  os.path.join(ca_pki.lay_out(r, 'rhel'), 'acme.pem'))),
+    'ca-debian-link-clash': ('ca_trust', dict(cas=[dict(name='ACCVRAIZ1', content=Pem('acme'))]),
+                             lambda r, m: (ca_pki.lay_out(r, 'debian'),
+                                           link(r, 'etc/ssl/certs/ACCVRAIZ1.pem',
+                                                '/usr/share/ca-certificates/mozilla/ACCVRAIZ1.crt'))),
+    'ca-read-only': ('ca_trust', dict(cas=[dict(name='acme', content=Pem('acme'))]),
+                     lambda r, m: (rhel(r), fail_errno(m, safe_file.tempfile, 'mkstemp', errno.EROFS))),
     'svc-name-and-services': ('service_verification', dict(SVC, services=[dict(name='b', verify=True)]), None),
     'svc-no-name': ('service_verification', dict(verify=False), None),
     'svc-name-dotdot': ('service_verification', dict(SVC, name='../x'), None),
@@ -215,8 +297,7 @@ def test_every_row_has_a_case_and_every_case_a_row():
 def test_refused_with_the_documented_message(case, tmp_path, monkeypatch, capsys):
     module, args, setup = CASES[case]
     root = os.path.realpath(str(tmp_path))
-    args = dict((key, value.replace('<root>', root) if isinstance(value, str) else value)
-                for key, value in args.items())
+    args = resolved(args, root)
     args.setdefault('root', root)
     if setup:
         setup(root, monkeypatch)
