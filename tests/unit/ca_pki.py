@@ -17,6 +17,8 @@ import shutil
 import subprocess
 import tempfile
 
+from ansible_collections.pep493.https.plugins.module_utils._syntax import dates
+
 CONFIG = b'\n'.join([
     b'[req]', b'distinguished_name = dn', b'[dn]', b'[ca]', b'default_ca = dated', b'[dated]',
     b'database = index.txt', b'new_certs_dir = .', b'serial = serial.txt', b'default_md = sha256', b'policy = any',
@@ -89,6 +91,13 @@ def pem(name):
     if not os.path.exists(os.path.join(FOLDER, 'made')):
         _make()
     return _read(name if name.endswith('.key') else name + '.pem')
+
+
+def now_after_making():
+    """The clock, read once the certificates exist: a clock read before a first use would be older
+    than their notBefore, and they would be refused as not valid yet."""
+    pem('acme')
+    return dates.utc_now()
 
 
 def text(name):

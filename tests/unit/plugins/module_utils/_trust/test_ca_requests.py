@@ -11,7 +11,6 @@ import datetime
 
 import pytest
 
-from ansible_collections.pep493.https.plugins.module_utils._syntax import dates
 from ansible_collections.pep493.https.plugins.module_utils._trust import ca_requests
 from ansible_collections.pep493.https.tests.unit import ca_pki
 
@@ -31,7 +30,7 @@ def test_bad_names(name, words):
 
 
 def test_every_problem_of_every_item_at_once():
-    now = dates.utc_now()
+    now = ca_pki.now_after_making()
     requests, errors = ca_requests.validate([
         dict(name='acme', content=ca_pki.text('acme'), state='present'),
         dict(name='acme', content=ca_pki.text('acme'), state='absent'),
@@ -52,7 +51,7 @@ def test_every_problem_of_every_item_at_once():
 
 
 def test_a_ca_to_remove_is_judged_without_its_dates():
-    now = dates.utc_now()
+    now = ca_pki.now_after_making()
     expired = ca_requests.content_certificate(ca_pki.text('expired'), 'absent', now, 'cas[0].content')
     assert expired.not_after == datetime.datetime(2021, 1, 1)
     future = ca_requests.content_certificate(ca_pki.text('future'), 'absent', now, 'cas[0].content')
@@ -67,7 +66,7 @@ def test_a_ca_to_remove_is_judged_without_its_dates():
 
 
 def test_a_trusted_certificate_is_refused_only_to_trust():
-    now = dates.utc_now()
+    now = ca_pki.now_after_making()
     with pytest.raises(ca_requests.x509.CertificateError) as caught:
         ca_requests.content_certificate(ca_pki.text('trusted'), 'present', now, 'cas[0].content')
     assert 'TRUSTED CERTIFICATE' in str(caught.value)
