@@ -78,7 +78,8 @@ def file_diff(item, euid):
 
 
 def iso(moment):
-    return moment.strftime('%Y-%m-%dT%H:%M:%SZ')
+    # not strftime: Python 2's refuses years before 1900, which a certificate to remove may carry
+    return '%04d-%02d-%02dT%02d:%02d:%02dZ' % moment.timetuple()[:6]
 
 
 def public(item, in_bundle, now, warning_days):
