@@ -11,7 +11,7 @@ DOCUMENTATION = r'''
 ---
 module: ca_trust
 short_description: Trust an internal CA in the operating system's trust store, or stop trusting it
-version_added: 0.1.0
+version_added: 0.2.0
 description:
   - Puts CA certificates into, and takes them out of, the operating system's trust store, so that services
     whose endpoints use an internal CA can verify HTTPS instead of running with C(PYTHONHTTPSVERIFY=0).
