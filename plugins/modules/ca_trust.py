@@ -19,9 +19,9 @@ description:
     and C(/etc/pki/ca-trust/source/anchors) exist) - each CA goes to C(/etc/pki/ca-trust/source/anchors/<name>.pem),
     then C(update-ca-trust extract) runs. B(Debian/Ubuntu) (C(/usr/sbin/update-ca-certificates) and
     C(/usr/local/share/ca-certificates) exist) - each CA goes to C(/usr/local/share/ca-certificates/<name>.crt), then
-    C(update-ca-certificates) runs, with C(--fresh) when a file was changed or removed (run plainly, it leaves the
-    C(<hash>.0) links of a changed or removed CA in C(/etc/ssl/certs), which hide another CA of the same subject from
-    OpenSSL). A host with neither pair, or with both, fails and names what was looked for.
+    C(update-ca-certificates) runs, with C(--fresh) when a file was changed or removed or the bundle was stale (run
+    plainly, it leaves the C(<hash>.0) links of a changed or removed CA in C(/etc/ssl/certs), which hide another CA of
+    the same subject from OpenSSL). A host with neither pair, or with both, fails and names what was looked for.
   - Every item is checked before anything is written, and every problem of every item is reported at once. Each
     C(content) must be exactly one certificate with C(CA:TRUE), valid now, and hold no private key (a key must never
     be sent to a host). A CA expiring within O(expiry_warning_days) is trusted, with a warning.
@@ -89,7 +89,7 @@ attributes:
     support: full
     platforms: posix
 notes:
-  - Under O(root) the anchor files are written into the tree and the update is left to the tree (C(update=pending));
+  - Under O(root) the anchor files are written into the tree and the update is left to the tree (C(update_status=pending));
     the bundle is not read.
   - Only programs started after the update read the new bundle; running services keep the CAs they loaded.
   - Programs that bring their own CA bundle (C(requests) with C(certifi), a Python built with its own OpenSSL) are
@@ -134,7 +134,7 @@ anchor_folder:
   returned: when O(cas) is not empty
   type: str
   sample: /etc/pki/ca-trust/source/anchors
-update:
+update_status:
   description:
     - V(ran) - the update ran in this run; V(pending) - it is needed but was not run (under O(root), or in check
       mode); V(not_needed) - no file's content changed and the bundle shows the CAs as asked.

@@ -176,7 +176,8 @@ def update_and_prove(module, family, actions, wanted, done, result):
             family, actions, hostfiles.HostFiles, find_groups, wanted)
     except store.StoreError as exc:
         fail_after_writing(module, exc, family, done, result)
-    return update, stale, proof, bundle_entry(True, 'read after the update' if update == 'ran' else 'read', located)
+    note = 'read after the update' if update == 'ran' else 'read; no update was needed'
+    return update, stale, proof, bundle_entry(True, note, located)
 
 
 def run(module):
@@ -192,7 +193,7 @@ def run(module):
     if errors:
         module.fail_json(msg='Nothing was changed: %s' % '; '.join(errors), errors=errors)
     if not requests:
-        module.exit_json(changed=False, family=None, update='not_needed', update_command=None, cas=[],
+        module.exit_json(changed=False, family=None, update_status='not_needed', update_command=None, cas=[],
                          bundle=bundle_entry(False, 'no CA was given'), msg='No CA was given (cas is empty): nothing to do.')
     try:
         family = store.detect(files)
@@ -220,7 +221,7 @@ def run(module):
     else:
         update, stale, proof, result['bundle'] = update_and_prove(module, family, actions, wanted, done, result)
     command = store.update_command(family, actions, stale)
-    result.update(update=update, update_command=store.shown(command), changed=result['changed'] or stale)
+    result.update(update_status=update, update_command=store.shown(command), changed=result['changed'] or stale)
     result['cas'] = [public(item, proof.in_bundle.get(item.request.name) if proof else None, now,
                             params['expiry_warning_days']) for item in plans]
     for warning in warnings(plans, result['cas'], proof):

@@ -61,7 +61,7 @@ def test_present_writes_the_marked_pem_once_and_leaves_the_update_pending(run_mo
     path = anchor(root, family, 'acme')
     assert read(path) == store.render_anchor('acme', cert('acme'))
     assert stat.S_IMODE(os.stat(path).st_mode) == 0o644
-    assert (result['changed'], result['family'], result['update']) == (True, family, 'pending')
+    assert (result['changed'], result['family'], result['update_status']) == (True, family, 'pending')
     assert result['update_command'] == store.shown(store.update_command(FAMILIES[family][0], ['created']))
     assert result['bundle'] == dict(read=False, found_by=None, locations=[], note=result['bundle']['note'])
     assert 'root is set' in result['bundle']['note'] and 'pending (root is set)' in result['msg']
@@ -74,7 +74,7 @@ def test_present_writes_the_marked_pem_once_and_leaves_the_update_pending(run_mo
     assert 3640 < shown['days_left'] < 3660 and result['warnings'] == []
 
     again = run_module.ok(ca_trust, call(root, item('acme', 'acme')))
-    assert (again['changed'], again['update'], again['cas'][0]['action']) == (False, 'not_needed', 'unchanged')
+    assert (again['changed'], again['update_status'], again['cas'][0]['action']) == (False, 'not_needed', 'unchanged')
     assert os.listdir(os.path.dirname(path)) == [os.path.basename(path)]
 
 
@@ -83,7 +83,7 @@ def test_the_same_ca_given_with_crlf_and_text_around_changes_nothing(run_module,
     run_module.ok(ca_trust, call(root, item('acme', 'acme')))
     messy = 'Acme root, from the wiki\r\n' + ca_pki.text('acme').replace('\n', '\r\n') + '\r\n'
     result = run_module.ok(ca_trust, call(root, dict(name='acme', content=messy)))
-    assert (result['changed'], result['update']) == (False, 'not_needed')
+    assert (result['changed'], result['update_status']) == (False, 'not_needed')
 
 
 def test_check_mode_writes_nothing_and_diff_shows_each_file(run_module, tmp_path):
@@ -93,7 +93,7 @@ def test_check_mode_writes_nothing_and_diff_shows_each_file(run_module, tmp_path
     result = run_module.ok(ca_trust, call(root, item('new', 'rekeyed'), item('old', state='absent')),
                            check_mode=True, diff=True)
     assert snapshot(root) == before
-    assert (result['changed'], result['update']) == (True, 'pending')
+    assert (result['changed'], result['update_status']) == (True, 'pending')
     assert [entry['action'] for entry in result['cas']] == ['created', 'removed']
     assert 'would be changed' in result['msg']
     new, old = result['diff']
@@ -130,7 +130,7 @@ def test_absent_without_content_removes_our_file_and_reports_its_ca(run_module, 
     assert result['cas'][0]['subject'] == ca_pki.SUBJECTS['acme'] and result['cas'][0]['action'] == 'removed'
     assert not os.path.exists(anchor(root, 'rhel', 'acme'))
     again = run_module.ok(ca_trust, call(root, item('acme', state='absent')))
-    assert (again['changed'], again['update'], again['cas'][0]['subject']) == (False, 'not_needed', None)
+    assert (again['changed'], again['update_status'], again['cas'][0]['subject']) == (False, 'not_needed', None)
 
 
 def test_an_expired_ca_can_be_removed(run_module, tmp_path):
@@ -177,7 +177,7 @@ def test_a_file_of_ours_with_another_mode_is_put_right_without_an_update(run_mod
     root = tree(tmp_path, 'rhel')
     path = write('/', anchor(root, 'rhel', 'acme'), store.render_anchor('acme', cert('acme')), 0o600)
     result = run_module.ok(ca_trust, call(root, item('acme', 'acme')), diff=True)
-    assert (result['changed'], result['update'], result['cas'][0]['action']) == (True, 'not_needed', 'updated')
+    assert (result['changed'], result['update_status'], result['cas'][0]['action']) == (True, 'not_needed', 'updated')
     assert stat.S_IMODE(os.stat(path).st_mode) == 0o644
     assert result['diff'][0]['before_header'] == '%s (mode 0600, becomes 0644)' % path
     assert 'no update was needed' in result['msg']
@@ -207,7 +207,7 @@ def test_a_failed_write_says_what_was_done_and_keeps_the_old_ca(run_module, tmp_
 
 def test_an_empty_list_changes_nothing(run_module, tmp_path):
     result = run_module.ok(ca_trust, dict(root=str(tmp_path), cas=[]))
-    assert (result['changed'], result['update'], result['family'], result['cas']) == (False, 'not_needed', None, [])
+    assert (result['changed'], result['update_status'], result['family'], result['cas']) == (False, 'not_needed', None, [])
 
 
 def test_a_tree_without_a_trust_store_is_refused(run_module, tmp_path):
@@ -281,7 +281,10 @@ def test_update_and_prove_fails_saying_what_was_written_and_what_to_run(tmp_path
 def test_update_and_prove_in_check_mode_reads_but_never_runs(tmp_path, no_interpreters):
     family = folder_family(tmp_path)
     write('/', family.bundle, ca_pki.pem('other'))
-    module = FakeModule(lambda argv: (_ for _ in ()).throw(AssertionError('ran %r' % argv)), check_mode=True)
+
+    def never(argv):
+        raise AssertionError('ran %r' % argv)
+    module = FakeModule(never, check_mode=True)
     update_state, stale, proof, bundle = backend.update_and_prove(
         module, family, [], [('acme', 'present', cert('acme'))], [], {})
     assert (update_state, stale, proof.in_bundle, module.commands) == ('pending', True, dict(acme=False), [])
