@@ -187,6 +187,11 @@ class HostFiles(HostPaths):
         finally:
             os.close(fd)
 
+    def read_stat(self, resolved):
+        """os.fstat of a file as read_at() read it (None when it was not read from disk): its mode and
+        owner then, whatever happened to the file since."""
+        return self._stats.get(resolved.real)
+
     def stat(self, path):
         """os.stat of ``path`` (links followed), or None when missing or unreachable."""
         if path in self._stats:

@@ -170,9 +170,11 @@ def plan_dropin(files, unit_dir, dropin_name, request, euid=0):
                         % (request.label, request.name, os.path.dirname(resolved.real), unsafe))
     item.new = dropin.render_dropin(request.verify, request.reason, request.expires)
     if old is not None and resolved.exists and resolved.host not in files.overlay:
-        info = os.stat(resolved.real)
-        item.old_mode = stat.S_IMODE(info.st_mode)
-        item.old_owner = (info.st_uid, info.st_gid)
+        # the drop-in as it was read (fstat of the reading): a run in parallel may remove it next
+        info = files.read_stat(resolved)
+        if info is not None:
+            item.old_mode = stat.S_IMODE(info.st_mode)
+            item.old_owner = (info.st_uid, info.st_gid)
     if old is None:
         item.action = 'created'
     elif old != item.new or item.old_mode not in (None, DROPIN_MODE) or item.foreign_owner(euid):

@@ -129,3 +129,22 @@ def test_planned_state_with_nothing_to_do_and_with_refusals(tmp_path):
         audit.planned_state(files(tmp_path), '/c', dict(exceptions=[dict(name='a b', verify=True)]))
     assert str(info.value).startswith("planned.exceptions: exceptions[0]: unit name 'a b'")
     assert audit.planned_state(files(tmp_path), '/c', dict()).changes == []
+
+
+def test_a_dropin_removed_by_a_parallel_run_after_it_was_read_is_planned_from_what_was_read(tmp_path, monkeypatch):
+    """Mode and owner come from the drop-in as it was read: a run in parallel (state=absent on the
+    same unit) may remove it right after, and the plan must not end in a traceback."""
+    [request], _errors = exceptions.requests('app', None, dict(DEFAULTS, verify=False, reason='r'))
+    host = UNIT_DIR + '/app.service.d/zz.conf'
+    write(tmp_path, host, dropin.render_dropin(False, 'old reason'), 0o600)
+    real = os.path.join(str(tmp_path), host.lstrip('/'))
+    read_at = hostfiles.HostFiles.read_at
+
+    def read_then_removed(self, resolved, *args, **kwargs):
+        data = read_at(self, resolved, *args, **kwargs)
+        if resolved.real == real:
+            os.unlink(real)
+        return data
+    monkeypatch.setattr(hostfiles.HostFiles, 'read_at', read_then_removed)
+    item = plan.plan_dropin(files(tmp_path), UNIT_DIR, 'zz.conf', request)
+    assert item.action == 'updated' and item.old_mode == 0o600
