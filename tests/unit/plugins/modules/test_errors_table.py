@@ -114,6 +114,11 @@ def anchored(data, ours=True, name='acme'):
     return setup
 
 
+def system_bundle(root, monkeypatch=None):
+    put(root, 'etc/ssl/certs/ca-certificates.crt', b'# the system bundle\n')
+
+
+SVC_CA = dict(name='legacy-app', ca=Pem('acme'), reason='vendor CA', expires='2999-12-31')
 SHADOW_LIKE = b''.join(b'%s:$6$%s:19000::\n' % (user, b'h' * 100) for user in (b'root', b'daemon', b'adm'))
 SVC = dict(name='legacy-app', verify=False, reason='vendor CA')
 # id: (module, arguments, set-up(root, monkeypatch))
@@ -253,6 +258,18 @@ CASES = {
                           lambda r, m: (mkdirs(r, DROPIN_DIR), os.chmod(os.path.join(r, DROPIN_DIR), 0o777))),
     'svc-fifo': ('service_verification', dict(SVC),
                  lambda r, m: (mkdirs(r, DROPIN_DIR), os.mkfifo(os.path.join(r, DROPIN)))),
+    'svc-ca-with-verify-false': ('service_verification', dict(SVC_CA, verify=False), system_bundle),
+    'svc-ca-garbage': ('service_verification', dict(SVC_CA, ca='see the wiki'), system_bundle),
+    'svc-ca-not-a-ca': ('service_verification', dict(SVC_CA, ca=Pem('leaf')), system_bundle),
+    'svc-ca-expired': ('service_verification', dict(SVC_CA, ca=Pem('expired')), system_bundle),
+    'svc-ca-private-key': ('service_verification', dict(SVC_CA, ca=Pem('acme.key', 'acme')), system_bundle),
+    'svc-ca-no-system-bundle': ('service_verification', dict(SVC_CA), None),
+    'svc-ca-foreign-bundle': ('service_verification', dict(SVC_CA),
+                              lambda r, m: (system_bundle(r), put(r, 'etc/pki/pep493-https/legacy-app.service.pem',
+                                                                  b'mine\n'))),
+    'svc-ca-bundle-folder-unsafe': ('service_verification', dict(SVC_CA),
+                                    lambda r, m: (system_bundle(r), mkdirs(r, 'etc/pki/pep493-https'),
+                                                  os.chmod(os.path.join(r, 'etc/pki/pep493-https'), 0o777))),
     'svc-read-only': ('service_verification', dict(SVC),
                       lambda r, m: (put(r, DROPIN, OURS), fail_errno(m, safe_file.tempfile, 'mkstemp', errno.EROFS))),
 }
