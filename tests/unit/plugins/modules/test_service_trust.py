@@ -15,7 +15,7 @@ import pytest
 
 from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
 from ansible_collections.pep493.https.plugins.module_utils._trust import service_bundle, store, x509
-from ansible_collections.pep493.https.plugins.modules import service_verification
+from ansible_collections.pep493.https.plugins.modules import service_verification, verification_info
 from ansible_collections.pep493.https.tests.unit import ca_pki
 from ansible_collections.pep493.https.tests.unit.tree import read, snapshot, write
 
@@ -184,3 +184,32 @@ def test_a_unit_name_with_an_escape_gets_a_digest_for_its_bundle():
     escaped = service_bundle.bundle_path('a\\x2db.service')
     assert escaped.startswith('/etc/pki/pep493-https/unit-') and '\\' not in escaped
     assert escaped != service_bundle.bundle_path('a\\x2dc.service')
+
+
+def test_the_audit_reports_a_trusting_exception_and_its_stale_bundle(run_module, tmp_path):
+    root = host(tmp_path)
+    write(root, 'usr/lib/systemd/system/legacy-app.service',
+          b'[Service]\nExecStart=/usr/bin/python3 /opt/app.py\n')
+    run_module.ok(service_verification, call(root))
+    report = run_module.ok(verification_info, dict(root=root, probe=False))
+    record = [s for s in report['services'] if s['unit'] == 'legacy-app.service'][0]
+    acme = cert('acme')
+    assert (record['managed'], record['value'], record['verify']) == (True, '1', True)
+    assert record['ca'] == dict(sha256_fingerprint=acme.sha256_fingerprint, subject=ca_pki.SUBJECTS['acme'],
+                                bundle='/' + BUNDLE, bundle_state='current')
+    summary = report['summary']
+    assert (summary['trusting'], summary['stale_bundles'], summary['opt_outs'], summary['ineffective']) == (1, 0, 0, 0)
+    assert not [f for f in summary['findings'] if f.startswith('legacy-app.service')]
+
+    write(root, SYSTEM['debian'], SYSTEM_DATA + b'# a CA more\n')
+    stale = run_module.ok(verification_info, dict(root=root, probe=False))
+    record = [s for s in stale['services'] if s['unit'] == 'legacy-app.service'][0]
+    assert record['ca']['bundle_state'] == 'stale' and stale['summary']['stale_bundles'] == 1
+    assert [f for f in stale['summary']['findings'] if f.startswith('legacy-app.service')] == [
+        'legacy-app.service: the CA bundle /%s its exception trusts (%s) is stale (the system bundle changed since it '
+        'was built: CAs added to or removed from the host are not in it); run pep493.https.service_verification (the '
+        'policy) again to rebuild it from the system bundle.' % (BUNDLE, '/' + DROPIN)]
+
+    os.remove(os.path.join(root, BUNDLE))
+    gone = run_module.ok(verification_info, dict(root=root, probe=False))
+    assert [s for s in gone['services'] if s['unit'] == 'legacy-app.service'][0]['ca']['bundle_state'] == 'missing'
