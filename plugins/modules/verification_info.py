@@ -123,6 +123,10 @@ options:
           expires:
             description: The expiry date, C(YYYY-MM-DD).
             type: str
+          ca:
+            description: The PEM text of the CA the service is to trust (O(pep493.https.service_verification#module:ca)).
+            type: str
+            version_added: 0.2.0
       exclusive:
         description: As O(pep493.https.service_verification#module:exclusive).
         type: bool
@@ -634,6 +638,7 @@ def argument_spec():
         state=dict(type='str', choices=['present', 'absent']),
         reason=dict(type='str'),
         expires=dict(type='str'),
+        ca=dict(type='str'),
     )
     planned = dict(
         verify=dict(type='str', choices=list(cfg.VALUES)),
