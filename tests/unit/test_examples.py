@@ -59,7 +59,7 @@ def test_there_are_modules():
 
 
 # The files the examples read with lookup('ansible.builtin.file', ...), beside the playbook: CAs made by openssl
-EXAMPLE_FILES = {'acme-internal-root.pem': 'acme', 'acme-internal-root-2026.pem': 'rekeyed'}
+EXAMPLE_FILES = {'acme-internal-root.pem': 'acme', 'acme-internal-root-2026.pem': 'rekeyed', 'ambari-internal-ca.pem': 'other'}
 
 
 def trust_store(folder):
@@ -67,8 +67,17 @@ def trust_store(folder):
     ca_pki.lay_out(str(folder), 'rhel')
 
 
+def system_bundle(folder):
+    """service_verification's example with a ca needs the system bundle its service's bundle copies."""
+    bundle = os.path.join(str(folder), 'etc/ssl/certs/ca-certificates.crt')
+    if not os.path.isdir(os.path.dirname(bundle)):
+        os.makedirs(os.path.dirname(bundle))
+    with open(bundle, 'wb') as handle:
+        handle.write(ca_pki.pem('acme'))
+
+
 # Set-up of a module's throw-away root (and of each root its examples name), when an empty folder will not do
-PREPARE = {'ca_trust': trust_store}
+PREPARE = {'ca_trust': trust_store, 'service_verification': system_bundle}
 
 
 def example_play(module, root):
