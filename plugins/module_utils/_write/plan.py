@@ -345,6 +345,11 @@ class HandmadePlan(object):
     def changed(self):
         return self.taken > 0
 
+    @property
+    def bundle(self):
+        """A hand-made drop-in names no CA bundle of ours (``overlay`` asks every plan)."""
+        return None
+
 
 def plan_handmade(files, unit_dir, dropin_name, units):
     """HandmadePlans taking the opt-out out of every drop-in ``<unit_dir>/<unit>.d/*.conf`` of ``units``
