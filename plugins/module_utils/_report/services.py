@@ -127,7 +127,7 @@ def trusted_ca(files, service, ours):
         try:
             tail = files.read(bundle, service_bundle.MAX_SYSTEM_BUNDLE)
             found = x509.load_certificates(tail[tail.rindex(b'-----BEGIN CERTIFICATE-----'):])
-            subject = dropin.escaped(found[0].subject) if found else None
+            subject = quoting.escaped(found[0].subject) if found else None
         except (ValueError, x509.CertificateError, hostfiles.HostFileError):
             subject = None
     return dict(sha256_fingerprint=parsed['ca'], subject=subject, bundle=bundle, bundle_state=state)
