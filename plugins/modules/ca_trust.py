@@ -79,7 +79,19 @@ options:
 extends_documentation_fragment:
   - pep493.https.root
   - ansible.builtin.action_common_attributes
+  - ansible.builtin.action_common_attributes.flow
 attributes:
+  action:
+    support: full
+    details:
+      - An action plugin checks the arguments on the controller, then runs the module through ansible-core's own
+        payload, or through the collection runner on a Python the controller's ansible-core no longer runs on
+        (ansible-core 2.19 and later with Python 2.7 or 3.6 - 3.8, as on RHEL/CentOS 7).
+  async:
+    support: partial
+    details: Not through the collection runner, which runs in the foreground only; such a task fails, saying so.
+  bypass_host_loop:
+    support: none
   check_mode:
     support: full
     details: The bundle is read as it is, to tell whether the update would run; nothing is written or run.
@@ -248,7 +260,6 @@ msg:
 '''
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.pep493.https.plugins.module_utils._backends import ca_trust as backend
 
 
 def argument_spec():
@@ -263,11 +274,18 @@ def argument_spec():
     )
 
 
-def main():
-    backend.run(AnsibleModule(
+def module_kwargs():
+    """The AnsibleModule arguments: main() and the action plugin (which checks a task on the controller) use them."""
+    return dict(
         argument_spec=argument_spec(),
         supports_check_mode=True,
-    ))
+    )
+
+
+def main():
+    # imported here, not above: the action plugin imports this file on the controller for module_kwargs() alone
+    from ansible_collections.pep493.https.plugins.module_utils._backends import ca_trust as backend
+    backend.run(AnsibleModule(**module_kwargs()))
 
 
 if __name__ == '__main__':
