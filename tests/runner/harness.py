@@ -143,12 +143,7 @@ def tree_state(root):
 #    where 2.16 said "<class 'str'>" (the controller's own validator, as for its own modules), and
 #    the list of valid booleans, a set printed in no set order (it differs from run to run on 2.16 too);
 #  - the "(traceback unavailable)" exception ansible-core 2.19+ gives every failure without a traceback;
-#  - time stamps written into a file (the record of a file before its first change, the record of
-#    the backups: their UTC times, and their names with the pid and time);
-#  - the time the policy's verdict and forecast were made (``audited``, ``forecasted``);
-#  - the policy's ``ansible_facts`` that are also in the result with the same value: before
-#    2.19 the action returns only the cacheable facts as facts (the role keeps the others with
-#    set_fact), from 2.19 all of them, by design;
+#  - time stamps written into a file (the record of a file before its first change);
 #  - where ansible-core's own payload ran on both sides (the 3.12 target), the tracebacks each
 #    version's own AnsibleModule captures (2.19+ capture one for every failure when asked to);
 #  - in the module results verification_policy keeps (it runs the modules itself), the keys
@@ -160,9 +155,7 @@ def tree_state(root):
 # ANSIBLE_INJECT_INVOCATION=True asks ansible-core 2.21's own payload to put `invocation` in its
 # results, as 2.16 always did (the runner always does); the other versions do not know it.
 BACKUP = re.compile(r'\.\d+\.\d{4}-\d\d-\d\d@\d\d:\d\d:\d\d(?=[.~])')
-STAMP = re.compile(rb'\d{4}-\d\d-\d\d@\d\d:\d\d:\d\dZ|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z'
-                   rb'|\.\d+\.\d{4}-\d\d-\d\d@\d\d:\d\d:\d\d(?=[.~])')
-MADE_AT = ('audited', 'forecasted')
+STAMP = re.compile(rb'\d{4}-\d\d-\d\d@\d\d:\d\d:\d\dZ')
 BOOLEANS = re.compile(r'(is not a valid boolean\.)\s+Valid booleans include: .*')
 TYPE_NAME = re.compile(r"<(?:type|class) '([a-z]+)'>")
 WORK = re.compile(r'/work/[^\s"\']*?/\.cache/runner-diff/[^/\s"\']+/[^/\s"\']+/[^/\s"\']+')
@@ -184,23 +177,7 @@ def normalise_traceback(text):
     return [list(frame) for frame in frames if '/_runner/' not in frame[0]]
 
 
-def facts_also_in_result(result):
-    """``result`` without the ``ansible_facts`` that are also in it with the same value."""
-    facts = result.get('ansible_facts')
-    if not isinstance(facts, dict):
-        return result
-    kept = dict((name, fact) for name, fact in facts.items() if not (name in result and result[name] == fact))
-    result = dict((k, v) for k, v in result.items() if k != 'ansible_facts')
-    if kept:
-        result['ansible_facts'] = kept
-    return result
-
-
 def normalise(value, key=None, nested=False):
-    if key in MADE_AT and isinstance(value, str):
-        return '<time>'
-    if isinstance(value, dict) and not nested:
-        value = facts_also_in_result(value)
     if isinstance(value, dict) and isinstance(value.get('exception'), str) and normalise_traceback(value['exception']) is None:
         # ansible-core 2.19+ gives every failed result an exception, with no traceback from the target
         value = dict((k, v) for k, v in value.items() if k != 'exception')
