@@ -3,7 +3,8 @@
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 """pep493.https.verification_policy: one host's policy, end to end, in the order it runs.
 
-``main``: plan and validate the policy (here, on the controller) - forecast what would break
+``main``: plan and validate the policy (here, on the controller) - trust the host-wide CAs
+(ca_trust, so that the forecast and the services see them) - forecast what would break
 (verification_forecast) - predict the host as the policy will leave it (verification_info with
 ``planned``) - write the cfg file (cert_verification) and the drop-ins (service_verification),
 each only when the prediction shows it has something to change - audit the host
@@ -29,7 +30,7 @@ from ansible_collections.pep493.https.plugins.plugin_utils import predicted_brea
 from ansible_collections.pep493.https.plugins.plugin_utils.module_action import CollectionModules
 
 COLLECTION = 'pep493.https.'
-WRITERS = ('cert_verification', 'service_verification')
+WRITERS = ('cert_verification', 'service_verification', 'ca_trust')
 # the facts a fact cache keeps for later jobs; pep493_https_applied says what this run did, for its play only
 CACHEABLE_FACTS = ('pep493_https_status', 'pep493_https_forecast_result')
 # the variables the audit judges a host by: the other playbooks of the collection read them from inventory
@@ -37,7 +38,8 @@ POLICY_VARIABLES = ('pep493_https_verify', 'pep493_https_allow_insecure_host_def
                     'pep493_https_exceptions', 'pep493_https_adopt', 'pep493_https_break_glass', 'pep493_https_exclusive',
                     'pep493_https_require_justification', 'pep493_https_expired')
 # the tag of each part of the main entry point (ansible-playbook --tags)
-PART_TAGS = dict(file='pep493_https_file', services='pep493_https_services', audit='pep493_https_audit')
+PART_TAGS = dict(file='pep493_https_file', services='pep493_https_services', audit='pep493_https_audit',
+                 trust='pep493_https_trust')
 
 ARGUMENT_SPEC = dict(
     entry_point=dict(type='str', default='main', choices=['main', 'audit', 'rollback']),
@@ -50,6 +52,8 @@ ARGUMENT_SPEC = dict(
     adopt=dict(type='raw', default=[]),
     break_glass=dict(type='raw', default=[]),
     remove_handmade=dict(type='raw', default=[]),
+    trusted_cas=dict(type='raw', default=[]),
+    expiry_warning_days=dict(type='int', default=30),
     exclusive=dict(type='bool', default=True),
     require_justification=dict(type='bool', default=True),
     expired=dict(type='str', default='remove'),
@@ -74,6 +78,7 @@ ARGUMENT_SPEC = dict(
 REFUSE_POLICY = 'Refuse a policy that is not safe or not complete'
 REFUSE_BREAKS = 'Refuse to enforce where a service would break, nothing was changed'
 REFUSE_PREDICTION = 'Refuse a policy the host would not comply with'
+TRUST_CAS = 'Trust the policy\'s CAs host-wide'
 WRITE_CFG = 'Set the host-wide HTTPS verification default'
 WRITE_DROPINS = 'Put the per-service exceptions in place'
 AUDIT = 'Audit the host against the policy'
@@ -224,6 +229,7 @@ class PolicyRun(object):
         self.check_mode = bool(action._task.check_mode)
         self.root = args['root'] or None
         self.plan = None
+        self.trusted = None
         self.status = None
         self.applied = None
         self.forecast_result = None
@@ -240,6 +246,11 @@ class PolicyRun(object):
         self.warn_policy_outside_inventory()
         self.plan = self.plan_policy()
         self.refuse_bad_policy()
+        try:
+            self.trusted = self.trust_cas()
+        except StepFailed as exc:
+            self.trusted = exc.module_result or {}
+            raise
         if self.args['forecast'] and not self.root:
             self.forecast()
         else:
@@ -263,7 +274,7 @@ class PolicyRun(object):
             raise
         finally:
             self.applied = dict(
-                entry_point='main', check_mode=self.check_mode,
+                entry_point='main', check_mode=self.check_mode, trusted_cas=policy_run.applied_cas(self.trusted),
                 cfg=policy_run.applied_cfg(cfg, unchanged, self.args['verify']),
                 services=policy_run.applied_services(services, unchanged, self.plan['services']),
                 expired=self.plan['expired'], expired_policy=self.args['expired'], restart=self.args['restart'],
@@ -327,9 +338,22 @@ class PolicyRun(object):
     def plan_policy(self):
         """The whole policy, validated with the modules' own rules before anything is written."""
         args = self.args
-        return policy_plan.plan_policy(args['verify'], args['exceptions'], None, args['require_justification'],
+        plan = policy_plan.plan_policy(args['verify'], args['exceptions'], None, args['require_justification'],
                                        args['expired'], args['allow_insecure_host_default'], args['cfg_path'],
                                        args['adopt'], args['remove_handmade'], args['break_glass'])
+        plan['trusted_cas'], problems = policy_plan.plan_trusted_cas(args['trusted_cas'])
+        plan['problems'] = plan['problems'] + problems
+        return plan
+
+    def trust_cas(self):
+        """The host-wide CAs in the trust store (or out of it), the update run and proven, before the
+        forecast and the writes: a service that verifies against them needs no exception."""
+        if not self.plan['trusted_cas']:
+            return self.skip('ca_trust', 'pep493_https_trusted_cas is empty')
+        if not self.part('trust'):
+            return self.skip('ca_trust', 'left out by --tags')
+        return self.module('ca_trust', TRUST_CAS, dict(cas=self.plan['trusted_cas'], root=self.root,
+                                                       expiry_warning_days=self.args['expiry_warning_days']))
 
     def refuse_bad_policy(self):
         if self.plan['problems']:
@@ -338,7 +362,13 @@ class PolicyRun(object):
     def forecast(self):
         """Which services would break once they verify; on_predicted_break decides what follows."""
         args = self.args
-        keep = [item['name'] for item in self.plan['allowed'] if not item['verify']]
+        # a service whose exception trusts a CA verifies against its own bundle, which the forecast's
+        # probe (the system store) does not read: it is left out of the forecast, and said so
+        keep = [item['name'] for item in self.plan['allowed'] if not item['verify'] or item.get('ca')]
+        for item in self.plan['allowed']:
+            if item.get('ca'):
+                self.add_warnings(['%s: not forecast - its exception trusts a CA of its own, which the forecast '
+                                   '(probing with the system CAs) does not read' % item['name']])
         found = self.module('verification_forecast', 'Forecast which services would break once they verify', dict(
             endpoints=args['forecast_endpoints'], keep_unverified=keep, observe_seconds=args['forecast_observe_seconds'],
             timeout=args['forecast_timeout'], budget=args['forecast_budget']))

@@ -50,6 +50,17 @@ description:
     their number.
   - It warns once for all the O(verify=false) (insecure) exceptions of a call, naming each service with its
     expiry date, and on every exception already past its O(expires) date.
+  - B(Per-service trust.) An exception with O(ca) (or O(services[].ca)) fixes the cause instead of switching
+    verification off - the service trusts one more CA, the rest of the host does not. The module writes the
+    service's own CA bundle, C(/etc/pki/pep493-https/<unit>.pem) (mode C(0644), folder C(0755), on every
+    distribution) - the system bundle (C(/etc/pki/tls/certs/ca-bundle.crt) on RHEL, C(/etc/ssl/certs/ca-certificates.crt)
+    on Debian, whichever exists) followed by the CA - and a drop-in setting C(PYTHONHTTPSVERIFY=1),
+    C(SSL_CERT_FILE) (read by the standard library's default context through OpenSSL, Python 2 and 3, and by
+    C(urllib3) 1.25 and later) and C(REQUESTS_CA_BUNDLE) (read by C(requests)) to that bundle. The CA is checked as
+    M(pep493.https.ca_trust) checks it - exactly one certificate with C(CA:TRUE), valid now, no private key.
+  - The bundle copies the system bundle, so it must follow it - every run rebuilds the bundle when the system bundle's
+    content changed (RV(services[].ca.bundle_action) says V(updated)), and M(pep493.https.verification_info)
+    reports it as C(stale) until then. State V(absent) removes the bundle with the drop-in.
 author:
   - pep493.https maintainers (!UNKNOWN)
 options:
@@ -86,13 +97,27 @@ options:
       expires:
         description: As O(expires).
         type: str
+      ca:
+        description: As O(ca).
+        type: str
   verify:
     description:
       - V(false) writes C(PYTHONHTTPSVERIFY=0) (this service's Python 2 skips HTTPS certificate
         verification; insecure, the module warns). V(true) writes C(PYTHONHTTPSVERIFY=1) (verification
         for this service whatever the host-wide default).
-      - Required for a service that is V(present).
+      - Required for a service that is V(present), unless it has O(ca) (then V(true), and V(false) is refused).
     type: bool
+  ca:
+    description:
+      - The PEM text of one CA certificate this service is to trust (for example
+        C(lookup('ansible.builtin.file', 'vendor-ca.pem')) - the text, not a path; the controller reads the file).
+      - The service gets its own bundle (the system bundle and this CA) through C(SSL_CERT_FILE) and
+        C(REQUESTS_CA_BUNDLE), and C(PYTHONHTTPSVERIFY=1). Trusting a CA trusts every certificate it signs, for
+        every host name - give the CA that signs the service's endpoint, not a broader one.
+      - Refused - naming the item - when it is not exactly one certificate with C(CA:TRUE), when it has
+        expired or is not valid yet, when it holds a private key, and together with O(verify=false).
+    type: str
+    version_added: 0.2.0
   state:
     description:
       - V(present) writes the drop-in. V(absent) removes the drop-in of ours, and the C(.d) folder when
@@ -245,6 +270,14 @@ EXAMPLES = r'''
         expires: "2030-12-31"
     exclusive: true
 
+- name: Let one agent verify its vendor's server, whose internal CA the rest of the host must not trust
+  pep493.https.service_verification:
+    name: ambari-agent
+    ca: "{{ lookup('ansible.builtin.file', 'ambari-internal-ca.pem') }}"
+    reason: "CHG-1240: Ambari server certificate from the cluster's own CA"
+    expires: "2030-09-30"
+    restart: try-restart
+
 - name: Remove an exception
   pep493.https.service_verification:
     name: ambari-agent
@@ -280,6 +313,28 @@ services:
     verify:
       description: The value in effect in the drop-in after the run; null when there is no drop-in.
       type: bool
+    ca:
+      description: The CA the service trusts through its own bundle; null without O(ca).
+      type: dict
+      returned: always
+      version_added: 0.2.0
+      contains:
+        subject:
+          description: The CA's subject, as C(openssl x509 -noout -subject) shows it.
+          type: str
+        sha256_fingerprint:
+          description: Its SHA-256 fingerprint.
+          type: str
+        not_after:
+          description: Its C(notAfter) date, C(YYYY-MM-DD).
+          type: str
+        bundle:
+          description: The service's bundle (as the service sees it, without O(root)).
+          type: str
+          sample: /etc/pki/pep493-https/ambari-agent.service.pem
+        bundle_action:
+          description: V(created), V(updated) (the system bundle changed, or the CA), or V(unchanged).
+          type: str
     reason:
       description:
         - The reason the removed drop-in carried, read back from it.
@@ -387,6 +442,7 @@ def argument_spec():
         state=dict(type='str', choices=['present', 'absent']),
         reason=dict(type='str'),
         expires=dict(type='str'),
+        ca=dict(type='str'),
     )
     return dict(
         name=dict(type='str'),
@@ -395,6 +451,7 @@ def argument_spec():
         state=dict(type='str', default='present', choices=['present', 'absent']),
         reason=dict(type='str'),
         expires=dict(type='str'),
+        ca=dict(type='str'),
         exclusive=dict(type='bool', default=False),
         remove_handmade=dict(type='list', elements='str', default=[]),
         dropin_name=dict(type='str', default=dropin.DEFAULT_DROPIN_NAME),

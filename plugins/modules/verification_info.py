@@ -123,6 +123,10 @@ options:
           expires:
             description: The expiry date, C(YYYY-MM-DD).
             type: str
+          ca:
+            description: The PEM text of the CA the service is to trust (O(pep493.https.service_verification#module:ca)).
+            type: str
+            version_added: 0.2.0
       exclusive:
         description: As O(pep493.https.service_verification#module:exclusive).
         type: bool
@@ -426,6 +430,28 @@ services:
     managed_value:
       description: The value the managed drop-in sets, or null.
       type: str
+    ca:
+      description:
+        - When the managed drop-in trusts a CA (an exception with C(ca) - the service verifies, it does not opt out) -
+          that CA and the service's own bundle; null otherwise.
+      type: dict
+      version_added: 0.2.0
+      contains:
+        sha256_fingerprint:
+          description: The CA's SHA-256 fingerprint, as the drop-in names it.
+          type: str
+        subject:
+          description: Its subject, read from the bundle (null when the bundle is missing or not ours).
+          type: str
+        bundle:
+          description: The bundle C(SSL_CERT_FILE) and C(REQUESTS_CA_BUNDLE) name.
+          type: str
+        bundle_state:
+          description:
+            - V(current) - built from the system bundle as it is now; V(stale) - the system bundle changed (or is
+              gone) since, so CAs added to or removed from the host are not in it (a run of
+              M(pep493.https.service_verification) rebuilds it); V(missing); V(foreign) - not the bundle of that CA.
+          type: str
     overridden:
       description: Whether another setting decides the value in effect instead of the managed drop-in.
       type: bool
@@ -563,8 +589,17 @@ summary:
       description: Services whose running process does not have the value the unit now gives, leaving out those the variable cannot affect (Python 3).
       type: int
     ineffective:
-      description: Services that set the variable but run Python 3, where it has no effect.
+      description: Services that set the variable but run Python 3, where it has no effect (a drop-in that trusts a
+        CA is not counted - its bundle reaches Python 3 too).
       type: int
+    trusting:
+      description: Services whose managed drop-in trusts a CA (these verify; they are not opt-outs).
+      type: int
+      version_added: 0.2.0
+    stale_bundles:
+      description: Of those, how many have a bundle that is not V(current).
+      type: int
+      version_added: 0.2.0
     global_opt_outs:
       description: Host-wide settings that turn verification off.
       type: int
@@ -626,6 +661,7 @@ def argument_spec():
         state=dict(type='str', choices=['present', 'absent']),
         reason=dict(type='str'),
         expires=dict(type='str'),
+        ca=dict(type='str'),
     )
     planned = dict(
         verify=dict(type='str', choices=list(cfg.VALUES)),

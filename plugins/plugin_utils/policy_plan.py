@@ -21,10 +21,11 @@ from ansible_collections.pep493.https.plugins.module_utils._syntax import dates
 from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
 from ansible_collections.pep493.https.plugins.module_utils._syntax import exceptions as exceptions_rule
 from ansible_collections.pep493.https.plugins.module_utils._syntax import unit_names
+from ansible_collections.pep493.https.plugins.module_utils._trust import ca_requests
 
 EXPIRED_POLICIES = ('remove', 'keep', 'fail')
 RESTARTS = ('never', 'try-restart', 'restart')
-EXCEPTION_KEYS = ('name', 'verify', 'reason', 'expires')
+EXCEPTION_KEYS = ('name', 'verify', 'reason', 'expires', 'ca')
 EXCEPTIONS_LABEL = 'pep493_https_exceptions'
 ADOPT_LABEL = 'pep493_https_adopt'
 ADOPT_KEYS = ('name', 'reason', 'expires')
@@ -32,6 +33,7 @@ REMOVE_HANDMADE_LABEL = 'pep493_https_remove_handmade'
 BREAK_GLASS_LABEL = 'pep493_https_break_glass'
 # a break-glass exception is for the days it takes to fix the cause, not a new policy
 BREAK_GLASS_MAX_DAYS = 14
+TRUSTED_CAS_LABEL = 'pep493_https_trusted_cas'
 
 
 class PolicyError(ValueError):
@@ -62,10 +64,10 @@ def _scalar_text(value, what):
 
 def _typed_entry(entry, where):
     """(the entry as service_verification's item would be typed, problem): a mapping of the known
-    keys only, ``name``, ``reason`` and ``expires`` as text, ``verify`` a bool (default false: an
-    exception is an opt-out unless it says otherwise)."""
+    keys only, ``name``, ``reason``, ``expires`` and ``ca`` as text, ``verify`` a bool (default false:
+    an exception is an opt-out unless it says otherwise or carries a CA, which makes it verify)."""
     if not isinstance(entry, dict):
-        return None, '%s is not a mapping; every exception is {name, verify, reason, expires}' % where
+        return None, '%s is not a mapping; every exception is {name, verify, reason, expires, ca}' % where
     unknown = sorted(str(key) for key in entry if key not in EXCEPTION_KEYS)
     if unknown:
         return None, ('%s has unknown key(s) %s; an exception takes only %s'
@@ -74,13 +76,16 @@ def _typed_entry(entry, where):
         name = _scalar_text(entry.get('name'), 'name')
         reason = _scalar_text(entry.get('reason'), 'reason')
         expires = _scalar_text(entry.get('expires'), 'expires')
+        ca = _scalar_text(entry.get('ca'), 'ca') or None
     except (dropin.DropinValueError, TypeError) as exc:
         return None, '%s: %s' % (where, exc)
     try:
-        verify = check_type_bool(entry['verify']) if entry.get('verify') is not None else False
+        verify = check_type_bool(entry['verify']) if entry.get('verify') is not None else None
     except (TypeError, ValueError):
         return None, '%s: verify %s is not a boolean; use true or false' % (where, dropin.show(entry.get('verify')))
-    return dict(name=name, state='present', verify=verify, reason=reason, expires=expires), None
+    if verify is None and ca is None:
+        verify = False
+    return dict(name=name, state='present', verify=verify, reason=reason, expires=expires, ca=ca), None
 
 
 def _in_list_order(problems, labels):
@@ -122,9 +127,12 @@ def plan_exceptions(exceptions, day, require_justification=True, expired='remove
                                                    ', or set pep493_https_require_justification: false')
     problems = _in_list_order(problems + errors, labels)
     active, past = [], []
+    texts = dict((where, raw.get('ca')) for where, raw, _own in items)
     for request in found:
         item = dict(name=request.name, verify=request.verify, reason=request.reason,
                     expires=request.expires.isoformat() if request.expires is not None else None)
+        if request.ca is not None:
+            item['ca'] = texts[request.label]
         (past if dates.is_expired(request.expires, day) else active).append(item)
     if expired == 'fail':
         for item in past:
@@ -231,6 +239,34 @@ def plan_policy(verify, exceptions, day=None, require_justification=True, expire
                         'pep493_https_allow_insecure_host_default: true' % cfg_path)
     plan['problems'] = problems + plan['problems']
     return plan
+
+
+def plan_trusted_cas(cas, now=None, label=TRUSTED_CAS_LABEL):
+    """(the ``cas`` for ca_trust, problems) of the host-wide CAs ``cas`` - each {name, content,
+    state}, checked with ca_trust's own rule (``ca_requests.validate``), every problem naming its
+    entry as ``pep493_https_trusted_cas[N]``."""
+    if cas is None:
+        return [], []
+    if not isinstance(cas, (list, tuple)):
+        return [], ['%s is not a list of CAs ({name, content, state})' % label]
+    problems, items = [], []
+    for index, entry in enumerate(cas):
+        if not isinstance(entry, dict):
+            problems.append('%s[%d] is not a mapping; every CA is {name, content, state}' % (label, index))
+            continue
+        unknown = sorted(str(key) for key in entry if key not in ('name', 'content', 'state'))
+        if unknown:
+            problems.append('%s[%d] has unknown key(s) %s; a CA takes only name, content, state'
+                            % (label, index, ', '.join(unknown)))
+            continue
+        if entry.get('state', 'present') not in ca_requests.STATES:
+            problems.append('%s[%d].state %s: use present or absent' % (label, index, dropin.show(entry.get('state'))))
+            continue
+        items.append(dict((key, entry[key]) for key in ('name', 'content', 'state') if entry.get(key) is not None))
+    if problems:
+        return [], problems
+    _found, errors = ca_requests.validate(items, dates.utc_now() if now is None else now)
+    return items, [label + error[len('cas'):] if error.startswith('cas[') else error for error in errors]
 
 
 def is_true(value):

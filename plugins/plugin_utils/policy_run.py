@@ -50,6 +50,20 @@ def applied_cfg(result, unchanged=None, verify=None):
     return result
 
 
+def applied_cas(result):
+    """What the batch summary needs of a ``ca_trust`` result (``pep493_https_applied``'s
+    ``trusted_cas``): each CA by name, with its action and whether the bundle shows it, and the update."""
+    if not isinstance(result, Mapping):
+        return {}
+    kept = dict((key, result[key]) for key in ('changed', 'failed', 'skipped', 'skip_reason', 'msg', 'update_status')
+                if key in result)
+    if 'cas' in result:
+        kept['cas'] = [dict(name=item.get('name'), state=item.get('state'), action=item.get('action'),
+                            subject=item.get('subject'), in_bundle=item.get('in_bundle'))
+                       for item in result.get('cas') or [] if isinstance(item, Mapping)]
+    return kept
+
+
 def applied_services(result, unchanged=None, planned=None):
     """What the batch summary needs of a ``service_verification`` result (``pep493_https_applied``'s
     ``services``): the drop-ins changed, by name and action, the reload and restarts, whatever the

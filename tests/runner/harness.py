@@ -72,9 +72,35 @@ UNITS = {
 }
 
 
-def make_tree(root):
-    for folder in ('a/etc', 'b/etc', 'junk/etc/python', 's/etc/systemd/system', 's/usr/bin'):
+# t/ is laid out as a RHEL host's trust store (its update tool and anchor folder), for ca_trust
+TRUST_STORE = {'t/usr/bin/update-ca-trust': b'#!/bin/sh\nexit 0\n'}
+TRUST_ANCHORS = 't/etc/pki/ca-trust/source/anchors'
+CA_FILE = 'ca.pem'
+
+
+def make_ca(folder):
+    """The PEM bytes of a CA made by the openssl CLI in ``folder``: once per check, so that every run
+    trusts the very same CA (its fingerprint and dates are in the results compared)."""
+    os.makedirs(folder, exist_ok=True)
+    key, pem = os.path.join(folder, 'ca.key'), os.path.join(folder, CA_FILE)
+    subprocess.run(['openssl', 'genpkey', '-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:P-256', '-out', key],
+                   check=True, capture_output=True)
+    subprocess.run(['openssl', 'req', '-x509', '-new', '-key', key, '-subj', '/O=Runner Check/CN=Runner Check Root',
+                    '-days', '3650', '-addext', 'basicConstraints=critical,CA:TRUE',
+                    '-addext', 'keyUsage=critical,keyCertSign,cRLSign', '-out', pem], check=True, capture_output=True)
+    with open(pem, 'rb') as handle:
+        return handle.read()
+
+
+def make_tree(root, ca):
+    for folder in ('a/etc', 'b/etc', 'junk/etc/python', 's/etc/systemd/system', 's/usr/bin', TRUST_ANCHORS, 't/usr/bin'):
         os.makedirs(os.path.join(root, folder))
+    for path, content in TRUST_STORE.items():
+        with open(os.path.join(root, path), 'wb') as handle:
+            handle.write(content)
+        os.chmod(os.path.join(root, path), 0o755)
+    with open(os.path.join(root, CA_FILE), 'wb') as handle:
+        handle.write(ca)
     with open(os.path.join(root, 'junk/etc/python/cert-verification.cfg'), 'wb') as handle:
         handle.write(JUNK_CFG)
     for path, content in UNITS.items():
@@ -189,14 +215,15 @@ def shown(warning, output):
     return '[WARNING]:' + squeezed(warning) in squeezed(output)
 
 
-def one_run(controller, target, mode, work):
-    """Run scenarios.yml; returns the run's facts and its own problems (temp files, command lines)."""
+def one_run(controller, target, mode, work, ca):
+    """Run scenarios.yml (``ca``: the PEM of the CA its ca_trust calls trust); returns the run's facts
+    and its own problems (temp files, command lines)."""
     if os.path.exists(work):
         shutil.rmtree(work)
     tree = os.path.join(work, 'tree')
     for folder in ('rtmp', 'ltmp', 'tmp', 'home'):
         os.makedirs(os.path.join(work, folder))
-    make_tree(tree)
+    make_tree(tree, ca)
     settings = MODES[mode]
     env = dict(os.environ)
     env.update(settings['env'])
@@ -330,11 +357,12 @@ def main():
         controllers.insert(0, BASELINE)
     failed = False
     summary = []
+    ca = make_ca(os.path.join(options.work, 'ca'))
     for target in options.targets.split(','):
         for mode in options.modes.split(','):
             runs = {}
             for controller in controllers:
-                facts, problems = one_run(controller, target, mode, os.path.join(options.work, controller, target, mode))
+                facts, problems = one_run(controller, target, mode, os.path.join(options.work, controller, target, mode), ca)
                 runs[controller] = facts
                 print('%s on Python %s, %s: %d task results, %d commands (%d through the runner), %.0f s%s'
                       % (controller, target, mode, len(facts['records']), facts['commands'], facts['runner_runs'],

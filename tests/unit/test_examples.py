@@ -25,6 +25,8 @@ import sys
 
 import yaml
 
+from ansible_collections.pep493.https.tests.unit import ca_pki
+
 COLLECTION = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..'))
 COLLECTIONS_ROOT = os.path.normpath(os.path.join(COLLECTION, '..', '..', '..'))
 MODULES = sorted(os.path.basename(p)[:-3] for p in glob.glob(os.path.join(COLLECTION, 'plugins', 'modules', '*.py'))
@@ -52,8 +54,30 @@ def action_of(task):
 
 
 def test_there_are_modules():
-    assert MODULES == ['cert_verification', 'service_verification', 'verification_forecast', 'verification_info',
-                       'verification_policy']
+    assert MODULES == ['ca_trust', 'cert_verification', 'service_verification', 'verification_forecast',
+                       'verification_info', 'verification_policy']
+
+
+# The files the examples read with lookup('ansible.builtin.file', ...), beside the playbook: CAs made by openssl
+EXAMPLE_FILES = {'acme-internal-root.pem': 'acme', 'acme-internal-root-2026.pem': 'rekeyed', 'ambari-internal-ca.pem': 'other'}
+
+
+def trust_store(folder):
+    """ca_trust's examples need a host's trust store: the folder is laid out like RHEL's."""
+    ca_pki.lay_out(str(folder), 'rhel')
+
+
+def system_bundle(folder):
+    """service_verification's example with a ca needs the system bundle its service's bundle copies."""
+    bundle = os.path.join(str(folder), 'etc/ssl/certs/ca-certificates.crt')
+    if not os.path.isdir(os.path.dirname(bundle)):
+        os.makedirs(os.path.dirname(bundle))
+    with open(bundle, 'wb') as handle:
+        handle.write(ca_pki.pem('acme'))
+
+
+# Set-up of a module's throw-away root (and of each root its examples name), when an empty folder will not do
+PREPARE = {'ca_trust': trust_store, 'service_verification': system_bundle}
 
 
 def example_play(module, root):
@@ -73,7 +97,9 @@ def example_play(module, root):
         if match:
             assert 'must exist' in line, '%s: say in the example that %s must exist: %r' % (module, match.group(1), line)
             (root / match.group(1).lstrip('/')).mkdir(parents=True, exist_ok=True)
+            PREPARE.get(module, lambda folder: None)(root / match.group(1).lstrip('/'))
             text = text.replace(line, line.replace(match.group(1), str(root) + match.group(1)))
+    PREPARE.get(module, lambda folder: None)(root)
     tasks = yaml.safe_load(text)
     return dict(
         name='EXAMPLES of pep493.https.%s' % module,
@@ -93,6 +119,9 @@ def test_examples_run_against_a_throw_away_root(tmp_path):
         count += tasks
     playbook = tmp_path / 'examples.yml'
     playbook.write_text(yaml.safe_dump(plays, sort_keys=False))
+    (tmp_path / 'files').mkdir()
+    for name, certificate in EXAMPLE_FILES.items():
+        (tmp_path / 'files' / name).write_bytes(ca_pki.pem(certificate))
     env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=COLLECTIONS_ROOT, ANSIBLE_HOME=str(tmp_path / 'ansible-home'),
                ANSIBLE_NOCOLOR='1', ANSIBLE_FORCE_COLOR='0', ANSIBLE_DEPRECATION_WARNINGS='0',
                ANSIBLE_LOCALHOST_WARNING='0', ANSIBLE_INVENTORY_UNPARSED_WARNING='0')
@@ -106,7 +135,7 @@ def test_examples_run_against_a_throw_away_root(tmp_path):
     assert recap, run.stdout
     assert (int(recap.group(1)), int(recap.group(2))) == (count, 0), run.stdout
     # the examples wrote inside their throw-away roots, nowhere else in the test's folder
-    assert sorted(os.listdir(str(tmp_path))) == sorted(['ansible-home', 'examples.yml', 'remote-tmp'] + MODULES)
+    assert sorted(os.listdir(str(tmp_path))) == sorted(['ansible-home', 'examples.yml', 'files', 'remote-tmp'] + MODULES)
 
 
 def example_texts():

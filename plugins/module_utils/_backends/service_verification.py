@@ -21,6 +21,7 @@ from ansible_collections.pep493.https.plugins.module_utils._syntax import dates
 from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
 from ansible_collections.pep493.https.plugins.module_utils._syntax import exceptions
 from ansible_collections.pep493.https.plugins.module_utils._syntax import unit_names
+from ansible_collections.pep493.https.plugins.module_utils._trust import service_bundle
 from ansible_collections.pep493.https.plugins.module_utils._write import plan
 from ansible_collections.pep493.https.plugins.module_utils._write import safe_file
 
@@ -128,6 +129,12 @@ def apply(module, changes, dropin_name, euid, done):
     each unit whose drop-in was handled, so a failure half-way says which were."""
     for item in changes:
         folder = os.path.dirname(item.path)
+        bundle = item.bundle if item.bundle is not None and item.bundle.changed else None
+        if bundle is not None and bundle.new is not None and not module.check_mode:
+            # the bundle first: the drop-in that names it is never in place without it
+            safe_file.make_dirs(module, os.path.dirname(bundle.path), plan.FOLDER_MODE)
+            safe_file.write_atomic(module, bundle.path, bundle.new, check=plan.bundle_read_back_check(bundle.new),
+                                   mode=plan.DROPIN_MODE)
         if item.new is not None:
             if item.new != item.old and not module.check_mode:
                 write_dropin(module, item, folder)
@@ -147,6 +154,8 @@ def apply(module, changes, dropin_name, euid, done):
         else:
             safe_file.remove_file(module, item.path)
             safe_file.remove_empty_dir(module, folder, ignore=(dropin_name,))
+        if bundle is not None and bundle.new is None:
+            safe_file.remove_file(module, bundle.path)
         done.append(item.name)
 
 
@@ -177,13 +186,33 @@ def file_diff(item, euid):
                 before_header=before_header, after_header=item.path if item.new is not None else '/dev/null')
 
 
+def bundle_diff(bundle):
+    """The diff of a CA bundle: its header lines only (the system bundle's certificates, some
+    hundred KiB, are named there by their SHA-256)."""
+    def header(data):
+        return '' if data is None else '\n'.join(data.decode('utf-8', 'replace').split('\n')[:3]) + '\n'
+    return dict(before=header(bundle.old), after=header(bundle.new), before_header=bundle.path,
+                after_header=bundle.path if bundle.new is not None else '/dev/null')
+
+
+def ca_entry(item):
+    """The ``ca`` entry of a service's result: the CA it trusts and its bundle, or None."""
+    ca = item.request.ca if item.request.state == 'present' else None
+    if ca is None:
+        return None
+    return dict(subject=ca.subject, sha256_fingerprint=ca.sha256_fingerprint,
+                not_after=ca.not_after.date().isoformat(),
+                bundle=service_bundle.bundle_path(item.name),
+                bundle_action=item.bundle.action if item.bundle is not None else 'unchanged')
+
+
 def public(item, info=None):
     """The RETURN entry of one DropinPlan: what was done and what it does, not the request echoed
     back; the reason and expiry date only of a drop-in removed (read back from it)."""
     expires = item.expires
     present = item.request.state == 'present'
     result = dict(name=item.name, path=item.path, state=item.request.state,
-                  verify=item.request.verify if present else None,
+                  verify=item.request.verify if present else None, ca=ca_entry(item),
                   expired=present and dates.is_expired(expires, dates.today()), action=item.action)
     if not present:
         result.update(reason=item.reason, expires=expires.isoformat() if hasattr(expires, 'isoformat') else expires)
@@ -206,7 +235,9 @@ def warnings(item, shown, info):
     if info is None:
         return found
     commands = ' ; '.join(' '.join(argv) for argv in info.exec_start)
-    if info.effective is False and info.effect == effects.PYTHON3:
+    if item.request.ca is not None:
+        pass    # SSL_CERT_FILE and REQUESTS_CA_BUNDLE reach Python 3 as well as Python 2
+    elif info.effective is False and info.effect == effects.PYTHON3:
         found.append('%s runs Python 3 (ExecStart=%s): PYTHONHTTPSVERIFY has no effect on Python 3, so this drop-in '
                      'changes nothing (effective=false).' % (name, commands))
     elif info.effective is False and info.effect == effects.NOT_GOVERNED:
@@ -319,7 +350,11 @@ def run(module):
             run_systemctl(module, ctl, [params['restart'], '--'] + result['restarted'], ', '.join(changed_units),
                           result)
     if module._diff and changes:
-        result['diff'] = [file_diff(item, euid) for item in changes if not isinstance(item, plan.HandmadePlan)]
+        dropins = [item for item in changes if not isinstance(item, plan.HandmadePlan)]
+        result['diff'] = [file_diff(item, euid) for item in dropins if item.new != item.old or item.old_mode not in
+                          (None, plan.DROPIN_MODE) or item.foreign_owner(euid)]
+        result['diff'] += [bundle_diff(item.bundle) for item in dropins if item.bundle is not None
+                           and item.bundle.changed]
         result['diff'].extend(dict(before=safe_file.text_for_diff(item.old), after=safe_file.text_for_diff(item.new),
                                    before_header=item.path, after_header=item.path) for item in handmade)
     result['msg'] = message(changes, ctl.running, params['root'], module.check_mode)

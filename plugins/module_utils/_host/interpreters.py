@@ -1,11 +1,13 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) pep493.https contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Ask the host's Python interpreters what PEP 493 knobs they honour.
+"""Ask the host's Python interpreters what PEP 493 knobs they honour, and where their OpenSSL
+looks for trusted CAs.
 
 One short process per interpreter, all started at once, each bounded by a timeout. The probe
 runs with ``-E`` (PYTHON* variables ignored, so the file alone decides) and ``-S`` (no site
-packages: faster, and only the standard ``ssl`` module matters).
+packages: faster, and only the standard ``ssl`` module matters), in an environment of PATH and
+LC_ALL only (no SSL_CERT_FILE or SSL_CERT_DIR from the module's own).
 """
 
 from __future__ import absolute_import, division, print_function
@@ -69,6 +71,22 @@ sys.stdout.write(json.dumps(out))
 '''
 
 
+# The CA file and folder OpenSSL loads by default for this interpreter (its compiled-in paths,
+# whatever SSL_CERT_FILE says); Python 2.7.9+ and RHEL 7's 2.7.5 have get_default_verify_paths.
+VERIFY_PATHS_SCRIPT = r'''
+import sys, json
+out = {"version": "%d.%d.%d" % tuple(sys.version_info[:3])}
+try:
+    import ssl
+    paths = ssl.get_default_verify_paths()
+    out["cafile"] = paths.openssl_cafile
+    out["capath"] = paths.openssl_capath
+except Exception as exc:
+    out["error"] = "cannot tell where OpenSSL looks: %s: %s" % (type(exc).__name__, exc)
+sys.stdout.write(json.dumps(out))
+'''
+
+
 def candidate_interpreters(extra=None):
     """Interpreter paths to probe: the usual places plus ``extra``, one per real file.
 
@@ -98,6 +116,18 @@ def probe_interpreters(paths, timeout=DEFAULT_TIMEOUT):
     Each dict has ``path``, ``version``, ``honours_env``, ``reads_config``,
     ``verifies_by_default`` and ``error`` (None, or why the probe failed).
     """
+    blank = {'version': None, 'honours_env': None, 'reads_config': None, 'verifies_by_default': None}
+    return _probe(paths, PROBE_SCRIPT, blank, timeout)
+
+
+def probe_verify_paths(paths, timeout=DEFAULT_TIMEOUT):
+    """Where each interpreter in ``paths`` looks for trusted CAs by default, in parallel: one
+    dict per path with ``path``, ``version``, ``cafile``, ``capath`` (OpenSSL's compiled-in
+    file and folder, which may not exist) and ``error``."""
+    return _probe(paths, VERIFY_PATHS_SCRIPT, {'version': None, 'cafile': None, 'capath': None}, timeout)
+
+
+def _probe(paths, script, blank, timeout):
     env = {'PATH': '/usr/sbin:/usr/bin:/sbin:/bin', 'LC_ALL': 'C'}
     running = []
     devnull = open(os.devnull, 'rb')
@@ -106,7 +136,7 @@ def probe_interpreters(paths, timeout=DEFAULT_TIMEOUT):
             try:
                 # Not run_command: it runs one process at a time with no deadline, and every
                 # interpreter is probed at once, each bounded by the same timeout.
-                proc = subprocess.Popen([path, '-E', '-S', '-c', PROBE_SCRIPT], stdin=devnull,  # pylint: disable=ansible-bad-function
+                proc = subprocess.Popen([path, '-E', '-S', '-c', script], stdin=devnull,  # pylint: disable=ansible-bad-function
                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, close_fds=True)
             except (OSError, IOError) as exc:
                 running.append((path, None, 'cannot run: %s' % (exc.strerror or exc)))
@@ -117,8 +147,7 @@ def probe_interpreters(paths, timeout=DEFAULT_TIMEOUT):
     deadline = time.time() + timeout
     results = []
     for path, proc, error in running:
-        result = {'path': path, 'version': None, 'honours_env': None, 'reads_config': None,
-                  'verifies_by_default': None, 'error': error}
+        result = dict(blank, path=path, error=error)
         if proc is not None:
             result.update(_collect(proc, deadline, timeout))
         results.append(result)

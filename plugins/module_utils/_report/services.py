@@ -8,6 +8,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+from ansible_collections.pep493.https.plugins.module_utils._host import files as hostfiles
 from ansible_collections.pep493.https.plugins.module_utils._host import global_settings as hostwide
 from ansible_collections.pep493.https.plugins.module_utils._host import effect as effects
 from ansible_collections.pep493.https.plugins.module_utils._host import units
@@ -15,6 +16,8 @@ from ansible_collections.pep493.https.plugins.module_utils._syntax import dates
 from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
 from ansible_collections.pep493.https.plugins.module_utils._syntax import quoting
 from ansible_collections.pep493.https.plugins.module_utils._syntax import unit_names
+from ansible_collections.pep493.https.plugins.module_utils._trust import service_bundle
+from ansible_collections.pep493.https.plugins.module_utils._trust import x509
 
 VARIABLE = 'PYTHONHTTPSVERIFY'
 _MARKER = dropin.MARKER.encode('ascii')
@@ -104,6 +107,32 @@ def _managed_dropin(service):
     return found
 
 
+def trusted_ca(files, service, ours):
+    """The ``ca`` entry of a service whose managed drop-in ``ours`` trusts a CA: its fingerprint,
+    subject (read from the bundle's last certificate), bundle and the bundle's state (current,
+    stale, missing, foreign); None when the drop-in trusts none."""
+    data = None
+    for path, kind, content in service.unit.files:
+        if path == ours and kind == 'dropin':
+            data = content
+    parsed = dropin.parse_dropin(data) if data is not None else None
+    if not parsed or not parsed['ca']:
+        return None
+    bundle = parsed['ca_bundle']
+    state, header = service_bundle.bundle_state(files, bundle) if bundle else (service_bundle.MISSING, None)
+    if header is not None and header['ca_fingerprint'] != parsed['ca']:
+        state = service_bundle.FOREIGN
+    subject = None
+    if state in (service_bundle.CURRENT, service_bundle.STALE):
+        try:
+            tail = files.read(bundle, service_bundle.MAX_SYSTEM_BUNDLE)
+            found = x509.load_certificates(tail[tail.rindex(b'-----BEGIN CERTIFICATE-----'):])
+            subject = quoting.escaped(found[0].subject) if found else None
+        except (ValueError, x509.CertificateError, hostfiles.HostFileError):
+            subject = None
+    return dict(sha256_fingerprint=parsed['ca'], subject=subject, bundle=bundle, bundle_state=state)
+
+
 def managed_exception(service):
     """(reason, expires) of the drop-in of ours that applies to the service, or (None, None)."""
     _path, reason, expires, _value = _managed_dropin(service)
@@ -144,6 +173,7 @@ def service_record(host, service, today=None):
         'managed': ours is not None,
         'dropin': ours,
         'managed_value': managed_value,
+        'ca': trusted_ca(host.files, service, ours) if ours is not None else None,
         'overridden': ours is not None and known and runs and source != ours,
         'reason': quoting.escaped(reason),
         'expires': str(expires) if expires else None,

@@ -73,7 +73,10 @@ def summarize(config, interpreters, services, global_settings, probed, scan_erro
         'unmanaged': len([r for r in exceptions if not r['managed'] or r['overridden']]),
         'expired': len([r for r in services if r['expired']]),
         'pending_restart': len([r for r in services if _restart_matters(r)]),
-        'ineffective': len([r for r in services if r['value'] is not None and r['effective'] is False]),
+        'ineffective': len([r for r in services if r['value'] is not None and r['effective'] is False
+                            and not r.get('ca')]),
+        'trusting': len([r for r in services if r.get('ca')]),
+        'stale_bundles': len([r for r in services if r.get('ca') and r['ca']['bundle_state'] != 'current']),
         'global_opt_outs': len([s for s in global_settings if s['disables']]),
         'findings': findings,
     }
@@ -143,6 +146,12 @@ def _global_findings(setting):
     return []
 
 
+_STALE = 'stale (the system bundle changed since it was built: CAs added to or removed from the host are not in it)'
+_BUNDLE_STATES = {'stale': _STALE,
+                  'missing': 'missing (the service cannot verify any certificate)',
+                  'foreign': 'not the bundle of that CA (edited or replaced)'}
+
+
 def _service_findings(record):
     unit = record['unit']
     value = record['value']
@@ -161,7 +170,12 @@ def _service_findings(record):
                      'restart it.' % (unit, record['main_pid'], _shown(record['running_value']), _shown(value)))
     if record['needs_daemon_reload']:
         found.append('%s: its files changed since systemd read them; run systemctl daemon-reload.' % unit)
-    if value is not None and record['effective'] is False:
+    ca = record.get('ca')
+    if ca and ca['bundle_state'] != 'current':
+        found.append('%s: the CA bundle %s its exception trusts (%s) is %s; run pep493.https.service_verification '
+                     '(the policy) again to rebuild it from the system bundle.'
+                     % (unit, ca['bundle'], record['dropin'], _BUNDLE_STATES.get(ca['bundle_state'], ca['bundle_state'])))
+    if value is not None and record['effective'] is False and not ca:
         if record['effect'] == effects.PYTHON3:
             found.append('%s runs Python 3 (%s): PYTHONHTTPSVERIFY=%s has no effect on it; remove the setting.'
                          % (unit, record['executable'], value))

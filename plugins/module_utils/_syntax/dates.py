@@ -6,7 +6,8 @@
 ``today()`` is the date that decides whether an exception has expired: the UTC date. The
 modules, the policy role and the fleet report all call it, so they agree on which exceptions
 are expired on a given day, whatever a host's local time zone says. An exception is valid
-through its ``expires`` day and expired from the day after (``is_expired``).
+through its ``expires`` day and expired from the day after (``is_expired``). ``utc_now()`` is the
+same clock to the second, for certificates (their dates are UTC times).
 """
 
 from __future__ import absolute_import, division, print_function
@@ -31,6 +32,14 @@ def today(now=None):
     if now is None:
         now = time.time()
     return datetime.date(*time.gmtime(now)[:3])
+
+
+def utc_now(now=None):
+    """The naive UTC datetime of ``now`` (seconds since the epoch; default: the current time),
+    to the second, as certificate dates are read (``x509.Certificate.not_after``)."""
+    if now is None:
+        now = time.time()
+    return datetime.datetime(*time.gmtime(now)[:6])
 
 
 def validate_expires(text):

@@ -28,6 +28,9 @@ MARKER = '# Managed by pep493.https.service_verification; edits here are overwri
 DEFAULT_DROPIN_NAME = 'zz-pep493-https.conf'
 
 VARIABLE = 'PYTHONHTTPSVERIFY'
+# A drop-in that trusts a CA for its service names the service's combined bundle in these: the
+# standard library's default context (OpenSSL's default file) and requests read them.
+CA_VARIABLES = ('SSL_CERT_FILE', 'REQUESTS_CA_BUNDLE')
 REASON_MAX = 200
 # A drop-in of ours is under 1 KiB; a larger file at its name is refused before it is parsed.
 MAX_DROPIN_SIZE = 64 * 1024
@@ -35,6 +38,7 @@ MAX_DROPIN_SIZE = 64 * 1024
 _DROPIN_NAME = re.compile(r'[A-Za-z0-9_][A-Za-z0-9_.@+-]*\.conf\Z')
 _REASON_LINE = '# reason: '
 _EXPIRES_LINE = '# expires: '
+_CA_LINE = '# ca: SHA-256 '
 
 
 class DropinValueError(ValueError):
@@ -77,11 +81,12 @@ def validate_reason(text):
     return text
 
 
-def render_dropin(verify, reason=None, expires=None):
+def render_dropin(verify, reason=None, expires=None, ca=None):
     """The complete drop-in, as bytes, for ``verify`` (True: =1, False: =0).
 
     ``reason`` and ``expires`` must have been validated (validate_reason, dates.validate_expires);
-    they are checked again so that no input can add a line to the file.
+    they are checked again so that no input can add a line to the file. ``ca``: (SHA-256
+    fingerprint, bundle path) of the CA the service trusts (then ``verify`` is True), or None.
     """
     reason = validate_reason(reason)
     expires = dates.validate_expires(expires)
@@ -90,17 +95,24 @@ def render_dropin(verify, reason=None, expires=None):
         lines.append(_REASON_LINE + reason)
     if expires is not None:
         lines.append(_EXPIRES_LINE + expires.isoformat())
-    if verify:
+    if ca is not None:
+        lines.append(_CA_LINE + ca[0])
+        lines.append('# PEP 493: Python in this service verifies HTTPS certificates against the system CAs and the CA '
+                     'above (its bundle is %s).' % ca[1])
+    elif verify:
         lines.append('# PEP 493: Python 2 in this service verifies HTTPS certificates, whatever the host default.')
     else:
         lines.append('# PEP 493: Python 2 in this service does not verify HTTPS certificates (insecure).')
     lines.append('[Service]')
     lines.append('Environment=%s=%s' % (VARIABLE, '1' if verify else '0'))
+    if ca is not None:
+        for name in CA_VARIABLES:
+            lines.append('Environment=%s=%s' % (name, ca[1]))
     return ('\n'.join(lines) + '\n').encode('utf-8')
 
 
-def environment_value(data):
-    """The PYTHONHTTPSVERIFY value a unit file's [Service] Environment= lines set, or None."""
+def environment_value(data, variable=VARIABLE):
+    """The value a unit file's [Service] Environment= lines set ``variable`` to, or None."""
     if not isinstance(data, bytes):
         data = data.encode('utf-8')
     value = None
@@ -112,9 +124,20 @@ def environment_value(data):
             value = None  # an empty Environment= resets the list
             continue
         found = systemd.parse_environment(assignment)
-        if VARIABLE in found:
-            value = found[VARIABLE]
+        if variable in found:
+            value = found[variable]
     return value
+
+
+def ca_fingerprint(data):
+    """The SHA-256 fingerprint of the CA a drop-in of ours trusts (its ``# ca:`` line), or None."""
+    text = data.decode('utf-8', 'replace') if isinstance(data, bytes) else data
+    for line in text.split('\n'):
+        if line.startswith('['):
+            break
+        if line.startswith(_CA_LINE):
+            return line[len(_CA_LINE):].strip() or None
+    return None
 
 
 def parse_header(data):
@@ -144,15 +167,17 @@ def parse_header(data):
 def parse_dropin(data):
     """What a drop-in of ours says, or None when ``data`` has no marker line (a foreign file).
 
-    Returns ``{verify, value, reason, expires}``: ``value`` is the PYTHONHTTPSVERIFY string the
-    file sets (None when it sets none), ``verify`` what Python 2 does with it (only ``0``
-    disables), ``expires`` a date or None (or the raw text when it is not a date).
+    Returns ``{verify, value, reason, expires, ca, ca_bundle}``: ``value`` is the PYTHONHTTPSVERIFY
+    string the file sets (None when it sets none), ``verify`` what Python 2 does with it (only ``0``
+    disables), ``expires`` a date or None (or the raw text when it is not a date), ``ca`` the
+    fingerprint of the CA it trusts and ``ca_bundle`` the SSL_CERT_FILE it sets (None without).
     """
     header = parse_header(data)
     if header is None:
         return None
     value = environment_value(data)
-    return dict(verify=None if value is None else value != '0', value=value, reason=header[0], expires=header[1])
+    return dict(verify=None if value is None else value != '0', value=value, reason=header[0], expires=header[1],
+                ca=ca_fingerprint(data), ca_bundle=environment_value(data, CA_VARIABLES[0]))
 
 
 def dropin_path(unit_dir, unit, dropin_name=DEFAULT_DROPIN_NAME):

@@ -21,6 +21,7 @@ from ansible_collections.pep493.https.plugins.module_utils._syntax import cfg
 from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
 from ansible_collections.pep493.https.plugins.module_utils._syntax import exceptions
 from ansible_collections.pep493.https.plugins.module_utils._syntax import optout
+from ansible_collections.pep493.https.plugins.module_utils._trust import service_bundle
 
 DROPIN_MODE = 0o644
 FOLDER_MODE = 0o755
@@ -111,13 +112,37 @@ def cfg_read_back_check(wanted):
 # service_verification
 # ---------------------------------------------------------------------------------------------
 
+class BundlePlan(object):
+    """What happens to the CA bundle of one service: ``path`` (real), ``host`` (under root),
+    ``old``/``new`` bytes (new None: removed)."""
+
+    __slots__ = ('path', 'host', 'old', 'new')
+
+    def __init__(self, path, host, old, new):
+        self.path = path
+        self.host = host
+        self.old = old
+        self.new = new
+
+    @property
+    def changed(self):
+        return self.old != self.new
+
+    @property
+    def action(self):
+        if not self.changed:
+            return 'unchanged'
+        return 'created' if self.old is None else ('removed' if self.new is None else 'updated')
+
+
 class DropinPlan(object):
     """What happens to one drop-in: ``request``, ``path`` (real) and ``host`` (under root),
     ``old``/``new`` bytes (new None: removed), ``old_mode``/``old_owner``, ``action``
-    (created, updated, removed, unchanged), and ``reason``/``expires`` read back."""
+    (created, updated, removed, unchanged), ``reason``/``expires`` read back, and ``bundle``:
+    the BundlePlan of the service's CA bundle (written or removed with it), or None."""
 
     __slots__ = ('request', 'path', 'host', 'old', 'new', 'old_mode', 'old_owner', 'action', 'reason', 'expires',
-                 'label')
+                 'label', 'bundle')
 
     def __init__(self, request, path, host, old):
         self.request = request
@@ -131,6 +156,7 @@ class DropinPlan(object):
         self.action = 'unchanged'
         self.reason = request.reason
         self.expires = request.expires
+        self.bundle = None
 
     @property
     def name(self):
@@ -163,13 +189,20 @@ def plan_dropin(files, unit_dir, dropin_name, request, euid=0):
         item.action = 'removed' if old is not None else 'unchanged'
         if current is not None:
             item.reason, item.expires = current['reason'], current['expires']
+            item.bundle = bundle_removal(files, current)
         return item
     unsafe = unsafe_folder(os.path.dirname(resolved.real), euid)
     if unsafe:
         raise PlanError('%s (%s): the folder %s is %s: whoever can write it could replace the drop-in, so nothing '
                         'is written into it. Make it root:root 0755 (chown root:root; chmod 0755) and run again'
                         % (request.label, request.name, os.path.dirname(resolved.real), unsafe))
-    item.new = dropin.render_dropin(request.verify, request.reason, request.expires)
+    if request.ca is not None:
+        item.bundle = plan_bundle(files, request, euid)
+        item.new = dropin.render_dropin(True, request.reason, request.expires,
+                                        ca=(request.ca.sha256_fingerprint, service_bundle.bundle_path(request.name)))
+    else:
+        item.bundle = bundle_removal(files, current) if current is not None else None
+        item.new = dropin.render_dropin(request.verify, request.reason, request.expires)
     if old is not None and resolved.exists and resolved.host not in files.overlay:
         # the drop-in as it was read (fstat of the reading): a run in parallel may remove it next
         info = files.read_stat(resolved)
@@ -178,9 +211,48 @@ def plan_dropin(files, unit_dir, dropin_name, request, euid=0):
             item.old_owner = (info.st_uid, info.st_gid)
     if old is None:
         item.action = 'created'
-    elif old != item.new or item.old_mode not in (None, DROPIN_MODE) or item.foreign_owner(euid):
+    elif old != item.new or item.old_mode not in (None, DROPIN_MODE) or item.foreign_owner(euid) or \
+            (item.bundle is not None and item.bundle.changed):
         item.action = 'updated'
     return item
+
+
+def plan_bundle(files, request, euid=0):
+    """The BundlePlan of the CA bundle of ``request`` (a Request with ``ca``): the system
+    bundle as it is now and the CA; PlanError naming the item when it cannot be made."""
+    where = '%s (%s): ca' % (request.label, request.name)
+    try:
+        system_path, system_data = service_bundle.system_bundle(files)
+        resolved = files.resolve(service_bundle.bundle_path(request.name), follow=False, folder_follow=False)
+        old = files.read_at(resolved, service_bundle.MAX_SYSTEM_BUNDLE)
+    except (service_bundle.BundleError, hostfiles.HostFileError) as exc:
+        raise PlanError('%s: %s' % (where, exc))
+    if old is not None and service_bundle.parse_bundle_header(old) is None:
+        raise PlanError('%s: %s exists but was not written by this module (its first line is not "%s"); it was left '
+                        'alone. Move it away' % (where, resolved.real, service_bundle.MARKER.decode('ascii')))
+    unsafe = unsafe_folder(os.path.dirname(resolved.real), euid)
+    if unsafe:
+        raise PlanError('%s: the folder %s is %s: whoever can write it could change the CAs the service trusts, so '
+                        'nothing is written into it. Make it root:root 0755 (chown root:root; chmod 0755) and run again'
+                        % (where, os.path.dirname(resolved.real), unsafe))
+    return BundlePlan(resolved.real, resolved.host, old,
+                      service_bundle.render_bundle(system_path, system_data, request.ca))
+
+
+def bundle_removal(files, parsed):
+    """The BundlePlan removing the CA bundle a drop-in of ours (``parsed``: parse_dropin) names,
+    when it is one of ours in BUNDLE_DIR; None otherwise (nothing of ours to remove)."""
+    path = parsed.get('ca_bundle')
+    if not path or os.path.dirname(path) != service_bundle.BUNDLE_DIR:
+        return None
+    try:
+        resolved = files.resolve(path, follow=False, folder_follow=False)
+        old = files.read_at(resolved, service_bundle.MAX_SYSTEM_BUNDLE)
+    except hostfiles.HostFileError:
+        return None
+    if old is None or service_bundle.parse_bundle_header(old) is None:
+        return None
+    return BundlePlan(resolved.real, resolved.host, old, None)
 
 
 def unsafe_folder(folder, euid):
@@ -225,6 +297,7 @@ def plan_exclusive(files, unit_dir, dropin_name, keep):
         item = DropinPlan(exceptions.Request('exclusive', unit, 'absent'), resolved.real, resolved.host, old)
         item.action = 'removed'
         item.reason, item.expires = parsed['reason'], parsed['expires']
+        item.bundle = bundle_removal(files, parsed)
         removals.append(item)
     return removals
 
@@ -272,6 +345,11 @@ class HandmadePlan(object):
     def changed(self):
         return self.taken > 0
 
+    @property
+    def bundle(self):
+        """A hand-made drop-in names no CA bundle of ours (``overlay`` asks every plan)."""
+        return None
+
 
 def plan_handmade(files, unit_dir, dropin_name, units):
     """HandmadePlans taking the opt-out out of every drop-in ``<unit_dir>/<unit>.d/*.conf`` of ``units``
@@ -316,8 +394,10 @@ def plan_handmade(files, unit_dir, dropin_name, units):
 
 
 def dropin_read_back_check(request):
+    bundle = service_bundle.bundle_path(request.name) if request.ca is not None else None
     expected = dict(verify=request.verify, value='1' if request.verify else '0', reason=request.reason,
-                    expires=request.expires)
+                    expires=request.expires, ca=request.ca.sha256_fingerprint if request.ca is not None else None,
+                    ca_bundle=bundle)
 
     def check(content):
         parsed = dropin.parse_dropin(content)
@@ -329,9 +409,21 @@ def dropin_read_back_check(request):
     return check
 
 
+def bundle_read_back_check(new):
+    def check(content):
+        if content != new:
+            return 'it does not read back as written'
+        return None
+    return check
+
+
 def overlay(plans):
-    """{host path: bytes or None} of the files the plans change (None: removed)."""
-    return dict((plan.host, plan.new) for plan in plans if plan.changed)
+    """{host path: bytes or None} of the files the plans change (None: removed), CA bundles included."""
+    found = dict((plan.host, plan.new) for plan in plans if plan.changed)
+    for plan in plans:
+        if plan.changed and plan.bundle is not None and plan.bundle.changed:
+            found[plan.bundle.host] = plan.bundle.new
+    return found
 
 
 def insecure_warning(items):

@@ -19,12 +19,13 @@ from ansible_collections.pep493.https.plugins.plugin_utils import policy_plan as
 COLLECTION = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', '..')
 ROLE = os.path.join(COLLECTION, 'roles', 'policy')
 ENTRY_POINTS = ('main', 'audit', 'rollback')
-TAGS = set(['pep493_https_file', 'pep493_https_services', 'pep493_https_audit'])
+TAGS = set(['pep493_https_file', 'pep493_https_services', 'pep493_https_audit', 'pep493_https_trust'])
 # Facts the role sets for the playbooks: outputs, not options.
 OUTPUTS = set(['pep493_https_applied', 'pep493_https_status', 'pep493_https_forecast_result'])
 NAME = re.compile(r'\bpep493_https_[a-z0-9_]+')
 # The keys of an exception (type, default as the README shows it): those the plan accepts.
-EXCEPTION_KEYS = dict(name=('str', 'required'), verify=('bool', '`false`'), reason=('str', '-'), expires=('str', '-'))
+EXCEPTION_KEYS = dict(name=('str', 'required'), verify=('bool', '`false`'), reason=('str', '-'), expires=('str', '-'),
+                      ca=('str', '-'))
 
 
 def test_the_exception_keys_are_those_the_plan_accepts():

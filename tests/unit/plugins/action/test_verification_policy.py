@@ -14,6 +14,7 @@ import re
 import pytest
 
 from ansible_collections.pep493.https.plugins.action import verification_policy as action
+from ansible_collections.pep493.https.tests.unit import ca_pki
 
 WRITERS = ('cert_verification', 'service_verification')
 GOOD = dict(name='legacy', verify=False, reason='CHG-1: vendor CA', expires='2099-12-31')
@@ -120,7 +121,7 @@ def test_a_re_run_that_changes_nothing_makes_one_call_and_says_why_the_others_we
     assert failure is None and [name for name, dummy in calls] == ['verification_info']
     assert policy_run.status['prediction_reused'] is True
     why = dict((step['step'], step.get('why')) for step in policy_run.steps if not step['ran'])
-    assert why == {'forecast': 'pep493_https_forecast is false',
+    assert why == {'ca_trust': 'pep493_https_trusted_cas is empty', 'forecast': 'pep493_https_forecast is false',
                    'cert_verification': 'the prediction shows the file already as the policy wants it',
                    'service_verification': 'the prediction shows no drop-in to write or remove',
                    'audit': 'nothing changed: the prediction is the audit'}
@@ -279,3 +280,44 @@ def test_the_modules_run_the_way_the_host_needs():
 
     assert Recorder().run_module('verification_info', dict(root='/tmp/root'), {'x': 1}) == dict(changed=False, warnings=[])
     assert calls == [('verification_info', dict(root='/tmp/root'), {'x': 1}, False, None)]
+
+
+def test_host_wide_cas_are_trusted_first_and_kept_in_applied():
+    trusted = [dict(name='acme', content=ca_pki.text('acme')), dict(name='old', state='absent')]
+    answers = dict(WRITERS_OK, verification_info=verification_info(CHANGED),
+                   ca_trust=dict(changed=True, update_status='ran', cas=[
+                       dict(name='acme', state='present', action='created', subject='O = Acme', in_bundle=True),
+                       dict(name='old', state='absent', action='removed', subject=None, in_bundle=False)]))
+    calls, policy_run, failure = run(answers=answers, exceptions=[GOOD], trusted_cas=trusted, expiry_warning_days=45)
+    assert failure is None
+    assert [name for name, dummy in calls] == ['ca_trust', 'verification_info', 'cert_verification',
+                                               'service_verification', 'verification_info']
+    assert calls[0][1] == dict(cas=trusted, root='/tmp/root', expiry_warning_days=45)
+    assert policy_run.applied['trusted_cas']['update_status'] == 'ran'
+    assert [c['action'] for c in policy_run.applied['trusted_cas']['cas']] == ['created', 'removed']
+
+
+@pytest.mark.parametrize('trusted, message', [
+    ([dict(name='acme', content='see the wiki')],
+     'pep493_https_trusted_cas[0].content: holds no certificate (no -----BEGIN CERTIFICATE----- block, and not DER)'),
+    ([dict(name='acme', content='x', owner='me')],
+     'pep493_https_trusted_cas[0] has unknown key(s) owner; a CA takes only name, content, state'),
+    ('acme', 'pep493_https_trusted_cas is not a list of CAs ({name, content, state})'),
+])
+def test_a_bad_trusted_ca_is_refused_before_any_module_runs(trusted, message):
+    calls, dummy, failure = run(trusted_cas=trusted)
+    assert calls == [] and failure.step == action.REFUSE_POLICY
+    assert failure.msg == 'Policy refused, nothing was changed: ' + message
+
+
+def test_an_exception_with_a_ca_reaches_service_verification_verifying_and_is_not_forecast():
+    trusting = dict(name='vendor', ca=ca_pki.text('acme'), reason='vendor CA', expires='2099-12-31')
+    forecast = dict(changed=False, services=[], endpoints=[])
+    answers = dict(WRITERS_OK, verification_info=verification_info(CHANGED), verification_forecast=forecast)
+    calls, policy_run, failure = run(answers=answers, exceptions=[trusting], forecast=True, root='',
+                                     task_vars=dict(inventory_hostname='web-7'))
+    assert failure is None, failure and failure.msg
+    sent = dict(calls)['service_verification']['services']
+    assert sent == [dict(trusting, name='vendor.service', verify=True)]
+    assert dict(calls)['verification_forecast']['keep_unverified'] == ['vendor.service']
+    assert any(w.startswith('web-7: vendor.service: not forecast') for w in policy_run.warnings)

@@ -21,14 +21,16 @@ import pytest
 from ansible_collections.pep493.https.plugins.module_utils._syntax import cfg
 from ansible_collections.pep493.https.plugins.module_utils._write import history
 from ansible_collections.pep493.https.plugins.module_utils._write import safe_file
-from ansible_collections.pep493.https.plugins.modules import cert_verification, service_verification
+from ansible_collections.pep493.https.plugins.module_utils._trust import store, x509
+from ansible_collections.pep493.https.plugins.modules import ca_trust, cert_verification, service_verification
+from ansible_collections.pep493.https.tests.unit import ca_pki
 from ansible_collections.pep493.https.tests.unit.module_args import patch_module_args
 
 # under plugins/modules: ansible-test runs it on Python 2.7 too (only module tests run there)
 DOCS = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', '..', '..', 'docs')
 TABLE = os.path.join(DOCS, 'errors.md')
 RELIABILITY = os.path.join(DOCS, 'reliability.md')
-MODULES = {'cert_verification': cert_verification, 'service_verification': service_verification}
+MODULES = {'cert_verification': cert_verification, 'service_verification': service_verification, 'ca_trust': ca_trust}
 CFG = 'etc/python/cert-verification.cfg'
 BACKUP = '.1.2026-01-01@00:00:00~'
 DROPIN_DIR = 'etc/systemd/system/legacy-app.service.d'
@@ -76,6 +78,49 @@ def fail_backup(root, monkeypatch):
     fail_errno(monkeypatch, safe_file.os, 'write', errno.ENOSPC)
 
 
+class Pem(object):
+    """The PEM text of test certificates (tests/unit/ca_pki.py), made when a test runs, not at import."""
+
+    def __init__(self, *names):
+        self.names = names
+
+    def text(self):
+        return ''.join(ca_pki.text(name) for name in self.names)
+
+
+def resolved(value, root):
+    """``value`` with each Pem replaced by its text and ``<root>`` by the test's root."""
+    if isinstance(value, Pem):
+        return value.text()
+    if isinstance(value, list):
+        return [resolved(entry, root) for entry in value]
+    if isinstance(value, dict):
+        return dict((key, resolved(entry, root)) for key, entry in value.items())
+    if isinstance(value, str):
+        return value.replace('<root>', root)
+    return value
+
+
+def rhel(root, monkeypatch=None):
+    ca_pki.lay_out(root, 'rhel')
+
+
+def anchored(data, ours=True, name='acme'):
+    """Set-up: a store laid out like RHEL's with ``data`` (bytes, or a Pem: written as this module
+    writes it when ``ours``, else as it is) at ``name``."""
+    def setup(root, monkeypatch):
+        content = data
+        if isinstance(data, Pem):
+            content = store.render_anchor(name, x509.load_certificates(data.text())[0]) if ours else data.text().encode('ascii')
+        put(ca_pki.lay_out(root, 'rhel'), name + '.pem', content)
+    return setup
+
+
+def system_bundle(root, monkeypatch=None):
+    put(root, 'etc/ssl/certs/ca-certificates.crt', b'# the system bundle\n')
+
+
+SVC_CA = dict(name='legacy-app', ca=Pem('acme'), reason='vendor CA', expires='2999-12-31')
 SHADOW_LIKE = b''.join(b'%s:$6$%s:19000::\n' % (user, b'h' * 100) for user in (b'root', b'daemon', b'adm'))
 SVC = dict(name='legacy-app', verify=False, reason='vendor CA')
 # id: (module, arguments, set-up(root, monkeypatch))
@@ -131,6 +176,48 @@ CASES = {
                       lambda r, m: (put(r, CFG), fail_errno(m, safe_file.os, 'fsync', errno.ENOSPC))),
     'cfg-backup-fails': ('cert_verification', dict(verify='enable', backup=True),
                          lambda r, m: (put(r, CFG), fail_backup(r, m))),
+    'ca-cas-missing': ('ca_trust', dict(), rhel),
+    'ca-state-unknown': ('ca_trust', dict(cas=[dict(name='acme', content=Pem('acme'), state='gone')]), rhel),
+    'ca-name-missing': ('ca_trust', dict(cas=[dict(content=Pem('acme'))]), rhel),
+    'ca-name-path': ('ca_trust', dict(cas=[dict(name='../acme', content=Pem('acme'))]), rhel),
+    'ca-name-extension': ('ca_trust', dict(cas=[dict(name='acme.crt', content=Pem('acme'))]), rhel),
+    'ca-name-twice': ('ca_trust', dict(cas=[dict(name='acme', content=Pem('acme')),
+                                            dict(name='acme', content=Pem('other'))]), rhel),
+    'ca-content-missing': ('ca_trust', dict(cas=[dict(name='acme')]), rhel),
+    'ca-content-garbage': ('ca_trust', dict(cas=[dict(name='acme', content='see the wiki')]), rhel),
+    'ca-content-private-key': ('ca_trust', dict(cas=[dict(name='acme', content=Pem('acme.key', 'acme'))]), rhel),
+    'ca-content-two-certificates': ('ca_trust', dict(cas=[dict(name='acme', content=Pem('acme', 'other'))]), rhel),
+    'ca-content-not-a-ca': ('ca_trust', dict(cas=[dict(name='acme', content=Pem('leaf'))]), rhel),
+    'ca-content-no-constraints': ('ca_trust', dict(cas=[dict(name='acme', content=Pem('plain'))]), rhel),
+    'ca-content-expired': ('ca_trust', dict(cas=[dict(name='acme', content=Pem('expired'))]), rhel),
+    'ca-content-not-yet-valid': ('ca_trust', dict(cas=[dict(name='acme', content=Pem('future'))]), rhel),
+    'ca-content-trusted-format': ('ca_trust', dict(cas=[dict(name='acme', content=Pem('trusted'))]), rhel),
+    'ca-same-ca-twice': ('ca_trust', dict(cas=[dict(name='acme', content=Pem('acme')),
+                                               dict(name='old', content=Pem('acme'), state='absent')]), rhel),
+    'ca-expiry-days-negative': ('ca_trust', dict(cas=[dict(name='acme', content=Pem('acme'))], expiry_warning_days=-1),
+                                rhel),
+    'ca-root-empty': ('ca_trust', dict(cas=[dict(name='acme', content=Pem('acme'))], root=''), None),
+    'ca-root-not-a-folder': ('ca_trust', dict(cas=[dict(name='acme', content=Pem('acme'))], root='<root>/nowhere'), None),
+    'ca-no-store': ('ca_trust', dict(cas=[dict(name='acme', content=Pem('acme'))]),
+                    lambda r, m: put(r, ca_pki.DEBIAN_TOOL, b'')),
+    'ca-two-stores': ('ca_trust', dict(cas=[dict(name='acme', content=Pem('acme'))]),
+                      lambda r, m: (ca_pki.lay_out(r, 'rhel'), ca_pki.lay_out(r, 'debian'))),
+    'ca-foreign-file': ('ca_trust', dict(cas=[dict(name='acme', content=Pem('acme'))]), anchored(Pem('acme'), ours=False)),
+    'ca-foreign-file-absent': ('ca_trust', dict(cas=[dict(name='acme', state='absent')]),
+                               anchored(b'# from the wiki\n')),
+    'ca-absent-other-ca': ('ca_trust', dict(cas=[dict(name='acme', content=Pem('other'), state='absent')]),
+                           anchored(Pem('acme'))),
+    'ca-folder-unsafe': ('ca_trust', dict(cas=[dict(name='acme', content=Pem('acme'))]),
+                         lambda r, m: os.chmod(ca_pki.lay_out(r, 'rhel'), 0o775)),
+    'ca-anchor-symlink': ('ca_trust', dict(cas=[dict(name='acme', content=Pem('acme'))]),
+                          lambda r, m: os.symlink('/etc/pki/tls/certs/ca-bundle.crt',
+                                                  os.path.join(ca_pki.lay_out(r, 'rhel'), 'acme.pem'))),
+    'ca-debian-link-clash': ('ca_trust', dict(cas=[dict(name='ACCVRAIZ1', content=Pem('acme'))]),
+                             lambda r, m: (ca_pki.lay_out(r, 'debian'),
+                                           link(r, 'etc/ssl/certs/ACCVRAIZ1.pem',
+                                                '/usr/share/ca-certificates/mozilla/ACCVRAIZ1.crt'))),
+    'ca-read-only': ('ca_trust', dict(cas=[dict(name='acme', content=Pem('acme'))]),
+                     lambda r, m: (rhel(r), fail_errno(m, safe_file.tempfile, 'mkstemp', errno.EROFS))),
     'svc-name-and-services': ('service_verification', dict(SVC, services=[dict(name='b', verify=True)]), None),
     'svc-no-name': ('service_verification', dict(verify=False), None),
     'svc-name-dotdot': ('service_verification', dict(SVC, name='../x'), None),
@@ -173,6 +260,18 @@ CASES = {
                           lambda r, m: (mkdirs(r, DROPIN_DIR), os.chmod(os.path.join(r, DROPIN_DIR), 0o777))),
     'svc-fifo': ('service_verification', dict(SVC),
                  lambda r, m: (mkdirs(r, DROPIN_DIR), os.mkfifo(os.path.join(r, DROPIN)))),
+    'svc-ca-with-verify-false': ('service_verification', dict(SVC_CA, verify=False), system_bundle),
+    'svc-ca-garbage': ('service_verification', dict(SVC_CA, ca='see the wiki'), system_bundle),
+    'svc-ca-not-a-ca': ('service_verification', dict(SVC_CA, ca=Pem('leaf')), system_bundle),
+    'svc-ca-expired': ('service_verification', dict(SVC_CA, ca=Pem('expired')), system_bundle),
+    'svc-ca-private-key': ('service_verification', dict(SVC_CA, ca=Pem('acme.key', 'acme')), system_bundle),
+    'svc-ca-no-system-bundle': ('service_verification', dict(SVC_CA), None),
+    'svc-ca-foreign-bundle': ('service_verification', dict(SVC_CA),
+                              lambda r, m: (system_bundle(r), put(r, 'etc/pki/pep493-https/legacy-app.service.pem',
+                                                                  b'mine\n'))),
+    'svc-ca-bundle-folder-unsafe': ('service_verification', dict(SVC_CA),
+                                    lambda r, m: (system_bundle(r), mkdirs(r, 'etc/pki/pep493-https'),
+                                                  os.chmod(os.path.join(r, 'etc/pki/pep493-https'), 0o777))),
     'svc-read-only': ('service_verification', dict(SVC),
                       lambda r, m: (put(r, DROPIN, OURS), fail_errno(m, safe_file.tempfile, 'mkstemp', errno.EROFS))),
     'svc-handmade-name': ('service_verification', dict(SVC, remove_handmade=['legacy app']), None),
@@ -230,8 +329,7 @@ def test_the_reliability_figures_give_the_size_of_the_table():
 def test_refused_with_the_documented_message(case, tmp_path, monkeypatch, capsys):
     module, args, setup = CASES[case]
     root = os.path.realpath(str(tmp_path))
-    args = dict((key, value.replace('<root>', root) if isinstance(value, str) else value)
-                for key, value in args.items())
+    args = resolved(args, root)
     args.setdefault('root', root)
     if setup:
         setup(root, monkeypatch)

@@ -13,11 +13,11 @@ import os
 import pytest
 
 from ansible_collections.pep493.https.plugins.module_utils._host import paths
-from ansible_collections.pep493.https.plugins.modules import cert_verification, service_verification
+from ansible_collections.pep493.https.plugins.modules import ca_trust, cert_verification, service_verification
 from ansible_collections.pep493.https.plugins.modules import verification_forecast, verification_info
 
 MODULES = [(cert_verification, dict(verify='enable')), (service_verification, dict(services=[])),
-           (verification_info, dict()), (verification_forecast, dict())]
+           (verification_info, dict()), (verification_forecast, dict()), (ca_trust, dict(cas=[]))]
 
 
 @pytest.mark.parametrize('module, args', MODULES, ids=lambda value: getattr(value, '__name__', '').split('.')[-1])

@@ -219,7 +219,7 @@ def test_services_inherit_top_level_defaults(run_module, tmp_path):
         services=[dict(name='a'), dict(name='b', verify=True, reason='own reason'), dict(name='c', state='absent')]))
     assert [s['action'] for s in result['services']] == ['created', 'created', 'unchanged']
     assert dropin.parse_dropin(get(dropin_file(tmp_path, 'a.service'))) == dict(
-        verify=False, value='0', reason='fleet default', expires=dates.validate_expires(FUTURE))
+        verify=False, value='0', reason='fleet default', expires=dates.validate_expires(FUTURE), ca=None, ca_bundle=None)
     assert dropin.parse_dropin(get(dropin_file(tmp_path, 'b.service')))['reason'] == 'own reason'
 
 

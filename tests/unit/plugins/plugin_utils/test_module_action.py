@@ -77,6 +77,25 @@ def test_which_target_pythons_the_controller_runs_on(version, runs):
 
 # --- the arguments --------------------------------------------------------------------------------
 
+# every module but verification_policy, whose file only documents the policy's action
+MODULE_FILES = sorted(name[:-3] for name in os.listdir(os.path.join(os.path.dirname(task_args.__file__), '..', 'modules'))
+                      if name.endswith('.py') and name not in ('__init__.py', 'verification_policy.py'))
+
+
+def test_the_modules_are_found():
+    assert 'ca_trust' in MODULE_FILES and 'cert_verification' in MODULE_FILES
+
+
+@pytest.mark.parametrize('module', MODULE_FILES)
+def test_every_module_has_its_action_and_its_arguments_are_checked_on_the_controller(module):
+    import importlib
+    plugin = importlib.import_module('ansible_collections.pep493.https.plugins.action.' + module)
+    assert issubclass(plugin.ActionModule, module_action.ModuleAction) and plugin.ActionModule.MODULE == module
+    # refused on the controller, before anything is sent (the first problem of the task is the message)
+    checked = task_args.check(module, 'pep493.https.' + module, dict(colour='blue'))
+    assert checked.refusal is not None and checked.refusal['failed'] is True
+
+
 def test_paths_are_checked_as_text_and_left_for_the_target(monkeypatch):
     monkeypatch.setenv('ANSIBLE_UNSAFE_WRITES', '1')  # the controller's own environment must not count
     checked = task_args.check('cert_verification', 'pep493.https.cert_verification', dict(verify='enable', root='~/img/$TREE'))
@@ -127,7 +146,8 @@ def test_no_log_values_are_masked_in_a_refusal(monkeypatch):
 
 # --- the payload -------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize('module', ['cert_verification', 'service_verification', 'verification_info', 'verification_forecast'])
+@pytest.mark.parametrize('module', ['cert_verification', 'service_verification', 'verification_info', 'verification_forecast',
+                                    'ca_trust'])
 def test_a_payload_carries_the_runner_the_backend_and_what_they_import(module):
     sources = runner_payload.collect_sources(module)
     names = set(sources['modules'])
@@ -175,3 +195,28 @@ def test_the_payload_runs_from_stdin_with_the_arguments_inside(tmp_path, monkeyp
     result = json.loads(out.decode('utf-8'))
     assert result['changed'] is True and result['verify'] == 'enable'
     assert os.listdir(str(tmp_path / 'local' / runner_payload.CACHE_FOLDER)) == ['cert_verification.sources']
+
+
+@pytest.mark.parametrize('python', _interpreters())
+def test_ca_trust_runs_through_the_runner_as_through_its_own_payload(tmp_path, monkeypatch, python):
+    """The policy's first module on RHEL 7 from 2.19+: the runner's stand-in must carry ca_trust's backend
+    (the certificate reader without cryptography) and run it on the target's Python."""
+    from ansible_collections.pep493.https.tests.unit import ca_pki
+    monkeypatch.setattr(C, 'DEFAULT_LOCAL_TMP', str(tmp_path / 'local'))
+    root = str(tmp_path / 'root')
+    ca_pki.lay_out(root, 'rhel')
+    checked = task_args.check('ca_trust', 'pep493.https.ca_trust', dict(root=root, cas=[dict(name='acme', content=ca_pki.text('acme'))]))
+    assert checked.refusal is None
+    request = dict(module='ca_trust', params=checked.params, paths=checked.paths, env_fallbacks=checked.env_fallbacks,
+                   no_log_values=[], no_log_flags=checked.no_log_flags, aliases={}, warnings=[], deprecations=[],
+                   supports_check_mode=True,
+                   internal=dict(module_name='pep493.https.ca_trust', check_mode=False, diff=False, no_log=True,
+                                 debug=False, verbosity=0, selinux_special_fs=[], syslog_facility='LOG_USER',
+                                 shell_executable='/bin/sh'))
+    child = subprocess.Popen([python], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=str(tmp_path))
+    out, err = child.communicate(runner_payload.script('ca_trust', request))
+    assert (child.returncode, err) == (0, b'')
+    result = json.loads(out.decode('utf-8'))
+    assert (result['changed'], result['family'], result['update_status']) == (True, 'rhel', 'pending')
+    assert [(ca['name'], ca['action']) for ca in result['cas']] == [('acme', 'created')]
+    assert os.path.exists(os.path.join(root, ca_pki.RHEL_ANCHORS, 'acme.pem'))

@@ -361,3 +361,25 @@ def test_break_glass_is_an_exception_of_at_most_fourteen_days_and_never_a_second
                                  'list it once']
     bare = planning.plan_policy('enable', [], TODAY, break_glass=[dict(name='legacy', expires='2026-06-20')])
     assert bare['problems'][0].startswith('pep493_https_break_glass[0] (legacy.service) has no reason')
+
+
+def test_an_exception_with_a_ca_verifies_and_keeps_its_ca_for_the_module():
+    from ansible_collections.pep493.https.tests.unit import ca_pki
+    pem = ca_pki.text('acme')
+    plan = planning.plan_exceptions([dict(name='vendor', ca=pem, reason='vendor CA', expires='2099-12-31')],
+                                    datetime.date(2030, 1, 1))
+    assert plan['problems'] == []
+    assert plan['services'] == [dict(name='vendor.service', verify=True, ca=pem, reason='vendor CA',
+                                     expires='2099-12-31')]
+    refused = planning.plan_exceptions([dict(name='vendor', ca=pem, verify=False, reason='r', expires='2099-12-31'),
+                                        dict(name='other', ca='not a pem', reason='r', expires='2099-12-31')],
+                                       datetime.date(2030, 1, 1))
+    assert refused['problems'] == [
+        'pep493_https_exceptions[0] (vendor.service): ca and verify=false contradict each other: a CA makes the '
+        'service verify HTTPS against it; drop verify, or drop ca for an opt-out',
+        'pep493_https_exceptions[1] (other.service): ca: holds no certificate (no -----BEGIN CERTIFICATE----- block, '
+        'and not DER)']
+    judged = judge.compliance(dict(config=dict(path='/etc/python/cert-verification.cfg', exists=True, verify='enable',
+                                               valid=True), services=[dict(unit='vendor.service', value='1')],
+                                   summary=dict(host_default=True)), 'enable', plan['allowed'])
+    assert judged['state'] == 'compliant', judged

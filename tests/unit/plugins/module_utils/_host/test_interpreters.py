@@ -9,6 +9,7 @@ __metaclass__ = type
 
 import json
 import os
+import ssl
 import sys
 
 import pytest
@@ -165,3 +166,28 @@ def test_candidates_keep_extra_paths_and_drop_duplicates(tmp_path, monkeypatch):
     missing = str(tmp_path / 'nope' / 'python')
     found = probe.candidate_interpreters([real, missing, missing])
     assert found == [link, missing]
+
+
+def test_this_python_says_where_its_openssl_looks(monkeypatch):
+    if sys.version_info[0] < 3:
+        pytest.skip('needs a Python 3 to probe as the test interpreter')
+    monkeypatch.setenv('SSL_CERT_FILE', '/nowhere/cert.pem')    # the compiled-in paths are asked, not the variable
+    [result] = probe.probe_verify_paths([_base_interpreter(sys.executable)])
+    expected = ssl.get_default_verify_paths()
+    assert result == dict(path=_base_interpreter(sys.executable), version='%d.%d.%d' % sys.version_info[:3],
+                          cafile=expected.openssl_cafile, capath=expected.openssl_capath, error=None)
+
+
+@pytest.mark.skipif(not PYTHON27, reason='no Python 2.7 interpreter on this machine')
+def test_python27_says_where_its_openssl_looks():
+    [result] = probe.probe_verify_paths(PYTHON27[:1])
+    assert result['error'] is None and result['version'].startswith('2.7.')
+    assert result['cafile'].endswith('.pem') and result['capath']
+
+
+def test_a_verify_paths_probe_that_fails_says_why(tmp_path):
+    broken = fake(tmp_path, 'python3', 'echo "Traceback" >&2; exit 1')
+    missing = str(tmp_path / 'python9')
+    first, second = probe.probe_verify_paths([broken, missing])
+    assert (first['cafile'], first['error']) == (None, 'probe failed (exit 1): Traceback')
+    assert second['error'].startswith('cannot run: ')

@@ -60,7 +60,7 @@ def test_a_managed_exception_in_full(tmp_path):
         'dropin_paths': [ETC + '/legacy.service.d/zz-pep493-https.conf'],
         'mentioned_in': [ETC + '/legacy.service.d/zz-pep493-https.conf'], 'value': '0', 'value_known': True,
         'verify': False, 'source': ETC + '/legacy.service.d/zz-pep493-https.conf', 'source_kind': 'dropin',
-        'managed': True, 'dropin': ETC + '/legacy.service.d/zz-pep493-https.conf', 'managed_value': '0',
+        'managed': True, 'dropin': ETC + '/legacy.service.d/zz-pep493-https.conf', 'managed_value': '0', 'ca': None,
         'overridden': False, 'reason': 'vendor CA not yet trusted', 'expires': '2026-12-31', 'expired': False,
         'needs_daemon_reload': None, 'main_pid': None, 'running_value': None, 'running_value_error': None,
         'pending_restart': False, 'executable': '/usr/bin/python2.7', 'python3': False, 'effective': True,

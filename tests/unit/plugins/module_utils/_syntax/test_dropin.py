@@ -169,7 +169,7 @@ def test_marker_round_trip(verify, reason, expires):
     data = dropin.render_dropin(verify, reason, expires)
     parsed = dropin.parse_dropin(data)
     assert parsed == dict(verify=verify, value='1' if verify else '0', reason=reason,
-                          expires=dates.validate_expires(expires))
+                          expires=dates.validate_expires(expires), ca=None, ca_bundle=None)
     assert dropin.render_dropin(parsed['verify'], parsed['reason'], parsed['expires']) == data
 
 
@@ -186,7 +186,7 @@ def test_no_reason_can_inject_a_line(verify, reason, expires):
     assert [line for line in lines if not line.startswith('#')] == [
         '[Service]', 'Environment=PYTHONHTTPSVERIFY=%d' % int(verify), '']
     assert dropin.parse_dropin(data) == dict(verify=verify, value=str(int(verify)), reason=reason,
-                                             expires=expires)
+                                             expires=expires, ca=None, ca_bundle=None)
 
 
 def test_foreign_file_has_no_marker():
@@ -199,14 +199,16 @@ def test_foreign_file_has_no_marker():
 def test_parse_reads_what_systemd_would():
     data = (dropin.MARKER.encode('ascii') + b'\r\n# reason: r\r\n[Service]\r\n'
             b'Environment=PYTHONHTTPSVERIFY=0\r\nEnvironment="PYTHONHTTPSVERIFY=1" OTHER=x\r\n')
-    assert dropin.parse_dropin(data) == dict(verify=True, value='1', reason='r', expires=None)
+    assert dropin.parse_dropin(data) == dict(verify=True, value='1', reason='r', expires=None, ca=None, ca_bundle=None)
     reset = dropin.MARKER.encode('ascii') + b'\n[Service]\nEnvironment=PYTHONHTTPSVERIFY=0\nEnvironment=\n'
-    assert dropin.parse_dropin(reset) == dict(verify=None, value=None, reason=None, expires=None)
+    assert dropin.parse_dropin(reset) == dict(verify=None, value=None, reason=None, expires=None, ca=None,
+                                              ca_bundle=None)
     other_section = dropin.MARKER.encode('ascii') + b'\n[Unit]\nEnvironment=PYTHONHTTPSVERIFY=0\n'
     assert dropin.parse_dropin(other_section)['value'] is None
     empty_value = dropin.MARKER.encode('ascii') + b'\n[Service]\nEnvironment=PYTHONHTTPSVERIFY=\n'
     # only the exact string 0 disables verification
-    assert dropin.parse_dropin(empty_value) == dict(verify=True, value='', reason=None, expires=None)
+    assert dropin.parse_dropin(empty_value) == dict(verify=True, value='', reason=None, expires=None, ca=None,
+                                                    ca_bundle=None)
 
 
 def test_parse_keeps_a_bad_expiry_as_text():
@@ -304,3 +306,12 @@ def test_reason_characters_are_one_explicit_table(reason, refused):
 
 def single_line_ascii(text):
     return '\n' not in text and all(ord(char) < 128 for char in text)
+
+
+def test_a_dropin_trusting_a_ca_reads_back_its_fingerprint_and_bundle():
+    fingerprint = ':'.join(['AB'] * 32)
+    data = dropin.render_dropin(True, 'r', '2030-01-01', ca=(fingerprint, '/etc/pki/pep493-https/a.service.pem'))
+    assert dropin.parse_dropin(data) == dict(verify=True, value='1', reason='r', expires=dates.validate_expires('2030-01-01'),
+                                             ca=fingerprint, ca_bundle='/etc/pki/pep493-https/a.service.pem')
+    assert dropin.environment_value(data, 'REQUESTS_CA_BUNDLE') == '/etc/pki/pep493-https/a.service.pem'
+    assert dropin.ca_fingerprint(dropin.render_dropin(True)) is None

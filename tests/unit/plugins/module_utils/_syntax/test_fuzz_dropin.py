@@ -84,14 +84,16 @@ def test_rendered_dropin_reads_back_and_holds_no_injected_line(verify, reason, e
     assert [line for line in lines if not line.startswith('#')] == [
         '[Service]', 'Environment=PYTHONHTTPSVERIFY=%d' % int(verify), '']
     parsed = dropin.parse_dropin(data)
-    assert parsed == dict(verify=verify, value=str(int(verify)), reason=reason_ok, expires=expires_ok)
+    assert parsed == dict(verify=verify, value=str(int(verify)), reason=reason_ok, expires=expires_ok, ca=None,
+                          ca_bundle=None)
     assert dropin.parse_dropin(data.replace(b'\n', b'\r\n')) == parsed
 
 
 DROPIN_LINES = st.one_of(
     st.sampled_from([dropin.MARKER, '[Service]', '[Unit]', 'Environment=', 'Environment=PYTHONHTTPSVERIFY=0',
                      'Environment="PYTHONHTTPSVERIFY=1" A=b', '# reason: x', '# expires: 2030-02-30',
-                     '# expires: 2030-01-01', 'Environment=PYTHONHTTPSVERIFY=0 \\', ' ;c']),
+                     '# expires: 2030-01-01', 'Environment=PYTHONHTTPSVERIFY=0 \\', ' ;c', '# ca: SHA-256 AB:CD',
+                     'Environment=SSL_CERT_FILE=/x.pem']),
     st.text(max_size=30))
 
 
@@ -103,7 +105,7 @@ def test_dropin_reader_takes_any_bytes(data):
     if parsed is None:
         assert dropin.MARKER.encode('ascii') not in data
         return
-    assert set(parsed) == set(['verify', 'value', 'reason', 'expires'])
+    assert set(parsed) == set(['verify', 'value', 'reason', 'expires', 'ca', 'ca_bundle'])
     assert parsed['verify'] is None if parsed['value'] is None else parsed['verify'] == (parsed['value'] != '0')
     assert parsed['expires'] is None or isinstance(parsed['expires'], (datetime.date, type(u'')))
 

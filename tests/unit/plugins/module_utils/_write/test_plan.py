@@ -41,9 +41,9 @@ def test_requests_apply_defaults_and_collect_every_error():
         "services[3]: unit name 'bad name' contains ' '; systemd allows only letters, digits and \":_.\\-\" "
         '(plus "@" for templates); use systemd-escape for other characters',
         'services[4] (c.service): verify is required with state=present (false: PYTHONHTTPSVERIFY=0, '
-        'true: PYTHONHTTPSVERIFY=1)']
+        'true: PYTHONHTTPSVERIFY=1), unless the item gives a ca to trust']
     found, errors = exceptions.requests('x', None, dict(DEFAULTS, state='absent', verify=True))
-    assert errors == ['name (x.service): verify, reason and expires are not used with state=absent; remove them']
+    assert errors == ['name (x.service): verify, reason, expires and ca are not used with state=absent; remove them']
 
 
 def test_plan_a_dropin_create_update_unchanged_remove(tmp_path):
