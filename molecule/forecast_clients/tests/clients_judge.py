@@ -16,7 +16,9 @@ The rule (``judge``), from the (before, after) outcomes:
 
 * ok -> fail: ``would_break``; ``unknown`` with a why is allowed; ``ok``, ``unaffected`` or no
   verdict at all *fails open*, which is never allowed.
-* fail -> fail, the same kind: ``already_failing``; ``unknown`` with a why is allowed.
+* fail -> fail, the same kind: ``already_failing``; ``unknown`` with a why is allowed, and so is
+  ``unaffected`` for a library the knobs do not govern (enforcing changes nothing for it, which is
+  true whether or not the forecast saw it fail).
 * ok -> ok: ``ok``; ``unaffected`` too for a library the knobs do not govern (requests, urllib3,
   raw ssl: vars/clients.yml ``governed: false``); ``unknown`` with a why is allowed.
 * fail -> fail of another kind, or fail -> ok: enforcing changed something the rule has no exact
@@ -115,6 +117,10 @@ def judge(governed, before, after, verdict, why):
             return expected, FAILS_OPEN, ""
     elif before != OK and before == after:
         expected = ("already_failing",)
+        if not governed and verdict == "unaffected":
+            # true of a library the knobs do not govern: enforcing changes nothing for it; only
+            # that it already fails went unseen (its connections were not caught while watched)
+            return expected, ALLOWED, "unaffected: true, its failure unseen"
     elif before == OK and after == OK:
         expected = ("ok",) if governed else ("ok", "unaffected")
     else:
