@@ -122,28 +122,15 @@ options:
     type: raw
 extends_documentation_fragment:
   - pep493.https.root
+  - pep493.https.attributes
   - ansible.builtin.files
   - ansible.builtin.action_common_attributes
   - ansible.builtin.action_common_attributes.flow
 attributes:
-  action:
-    support: full
-    details:
-      - An action plugin checks the arguments on the controller, then runs the module through ansible-core's own
-        payload, or through the collection runner on a Python the controller's ansible-core no longer runs on
-        (ansible-core 2.19 and later with Python 2.7 or 3.6 - 3.8, as on RHEL/CentOS 7).
-  async:
-    support: partial
-    details: Not through the collection runner, which runs in the foreground only; such a task fails, saying so.
-  bypass_host_loop:
-    support: none
   check_mode:
     support: full
   diff_mode:
     support: full
-  platform:
-    support: full
-    platforms: posix
 notes:
   - The file is read when a Python process first imports C(ssl); running processes keep the value they read.
   - A process started with C(PYTHONHTTPSVERIFY) set follows the variable instead of this file; see

@@ -198,29 +198,16 @@ options:
     default: never
 extends_documentation_fragment:
   - pep493.https.root
+  - pep493.https.attributes
   - ansible.builtin.action_common_attributes
   - ansible.builtin.action_common_attributes.flow
 attributes:
-  action:
-    support: full
-    details:
-      - An action plugin checks the arguments on the controller, then runs the module through ansible-core's own
-        payload, or through the collection runner on a Python the controller's ansible-core no longer runs on
-        (ansible-core 2.19 and later with Python 2.7 or 3.6 - 3.8, as on RHEL/CentOS 7).
-  async:
-    support: partial
-    details: Not through the collection runner, which runs in the foreground only; such a task fails, saying so.
-  bypass_host_loop:
-    support: none
   check_mode:
     support: full
     details: Nothing is written and no C(systemctl) command other than C(systemctl list-units) is run; the result says what would be done.
   diff_mode:
     support: full
     details: A before/after diff for every drop-in created, changed or removed.
-  platform:
-    support: full
-    platforms: posix
 notes:
   - C(EnvironmentFile=) settings override C(Environment=) whatever the order; a unit that sets
     C(PYTHONHTTPSVERIFY) in an environment file keeps that value. M(pep493.https.verification_info) shows

@@ -146,29 +146,16 @@ options:
         default: /etc/systemd/system
 extends_documentation_fragment:
   - pep493.https.root
+  - pep493.https.attributes
   - ansible.builtin.action_common_attributes
   - ansible.builtin.action_common_attributes.flow
 attributes:
-  action:
-    support: full
-    details:
-      - An action plugin checks the arguments on the controller, then runs the module through ansible-core's own
-        payload, or through the collection runner on a Python the controller's ansible-core no longer runs on
-        (ansible-core 2.19 and later with Python 2.7 or 3.6 - 3.8, as on RHEL/CentOS 7).
-  async:
-    support: partial
-    details: Not through the collection runner, which runs in the foreground only; such a task fails, saying so.
-  bypass_host_loop:
-    support: none
   check_mode:
     support: full
     details: The module never changes anything; check mode returns the same report.
   diff_mode:
     support: none
     details: Nothing changes, so there is nothing to show as a diff.
-  platform:
-    support: full
-    platforms: posix
 notes:
   - Under O(root) a symbolic link whose C(..) would climb above O(root) is not followed; it is reported in
     RV(scan_errors).

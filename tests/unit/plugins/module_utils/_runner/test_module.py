@@ -14,7 +14,6 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import contextlib
 import errno
 import functools
 import json
@@ -25,44 +24,19 @@ import sys
 import pytest
 
 from ansible.module_utils import basic
-from ansible.module_utils.common import warnings as ansible_warnings
 from ansible.module_utils.ansible_release import __version__ as core_version
 
 from ansible_collections.pep493.https.plugins.module_utils._runner import modes
 from ansible_collections.pep493.https.plugins.module_utils._runner.module import RunnerModule
 from ansible_collections.pep493.https.tests.unit.module_args import patch_module_args
+from ansible_collections.pep493.https.tests.unit.plugins.conftest import as_target, clear_warnings
 from ansible_collections.pep493.https.tests.unit.tree import write
-
-try:  # ansible-core 2.19+: module_utils act as on a target only outside controller code
-    from ansible.module_utils import _internal as ansible_internal
-except ImportError:
-    ansible_internal = None
 
 LEGACY = tuple(int(part) for part in core_version.split('.')[:2]) < (2, 17)
 FILE_ARGS = dict(mode=None, owner=None, group=None, seuser=None, serole=None, selevel=None, setype=None,
                  attributes=None, unsafe_writes=False)
 NAME = 'pep493.https.test'
 SPEC = dict(path=dict(type='path'), secret=dict(no_log=True))
-
-
-@contextlib.contextmanager
-def as_target():
-    if ansible_internal is None or not getattr(ansible_internal, 'is_controller', False):
-        yield
-        return
-    ansible_internal.is_controller = False
-    try:
-        yield
-    finally:
-        ansible_internal.is_controller = True
-
-
-def clear_warnings():
-    for store in (ansible_warnings._global_warnings, ansible_warnings._global_deprecations):
-        if isinstance(store, dict):
-            store.clear()
-        else:
-            del store[:]
 
 
 def stand_in(params=None, check_mode=False, diff=False, verbosity=0, no_log_values=(), warnings=()):

@@ -1,7 +1,8 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) pep493.https contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Fuzzing the unit-name validator and the drop-in renderer/reader.
+"""Fuzzing the unit-name validator, the drop-in renderer/reader and how what a drop-in says is
+shown in a report (quoting.escaped).
 
 Profiles: PEP493_FUZZ_PROFILE=short (default, make test) or long (make fuzz)."""
 
@@ -13,6 +14,7 @@ import datetime
 import posixpath
 import re
 
+import pytest
 from hypothesis import given, strategies as st
 
 from ansible_collections.pep493.https.plugins.module_utils._syntax import dates
@@ -110,21 +112,50 @@ def test_dropin_reader_takes_any_bytes(data):
     assert parsed['expires'] is None or isinstance(parsed['expires'], (datetime.date, type(u'')))
 
 
-def _escaped_char_by_char(text):
-    out = []
-    for char in text:
-        if quoting.refused_class(char) is None:
-            out.append(char)
-        elif ord(char) < 0x100:
-            out.append('\\x%02x' % ord(char))
-        elif ord(char) < 0x10000:
-            out.append('\\u%04x' % ord(char))
-        else:
-            out.append('\\U%08x' % ord(char))
-    return ''.join(out)
+# An escape as ``escaped`` writes it: \\xNN below U+0100, \\uNNNN below U+10000, \\UNNNNNNNN above.
+ESCAPE = re.compile(r'\\(?:x([0-9a-f]{2})|u([0-9a-f]{4})|U([0-9a-f]{8}))')
+try:
+    _chr = unichr  # noqa: F821 - Python 2
+except NameError:
+    _chr = chr
+
+
+def unescaped(shown):
+    """``shown`` with every escape turned back into the character it stands for."""
+    return ESCAPE.sub(lambda match: _chr(int(''.join(match.groups('')), 16)), shown)
+
+
+@pytest.mark.parametrize('text, shown', [
+    (None, None),
+    (u'plain text, kept as it is: a\\x41 \\ ~', u'plain text, kept as it is: a\\x41 \\ ~'),
+    (u'caf\xe9 \xa0\u4e2d \U0001F980', u'caf\xe9 \xa0\u4e2d \U0001F980'),
+    (u'\x00\t\n\r\x1b[31mred\x7f\x85\x9f', u'\\x00\\x09\\x0a\\x0d\\x1b[31mred\\x7f\\x85\\x9f'),
+    (u'soft\xadhyphen', u'soft\\xadhyphen'),
+    (u'a\u2028b\u2029c', u'a\\u2028b\\u2029c'),
+    (u'\u202eevil\u200b\u2066\ufeff', u'\\u202eevil\\u200b\\u2066\\ufeff'),
+    (u'\ud800 \ufdd0 \ufffe \uffff', u'\\ud800 \\ufdd0 \\ufffe \\uffff'),
+    (u'tag \U000e0041, plane 1 noncharacter \U0001fffe', u'tag \\U000e0041, plane 1 noncharacter \\U0001fffe'),
+])
+def test_escaped_known_answers(text, shown):
+    assert quoting.escaped(text) == shown
+
+
+def test_a_reason_edited_by_hand_into_a_dropin_is_reported_escaped():
+    data = (dropin.MARKER + u'\n# reason: ticket \x1b[2J42 \u202etxt.exe\x07\n[Service]\n'
+            u'Environment=PYTHONHTTPSVERIFY=0\n').encode('utf-8')
+    assert quoting.escaped(dropin.parse_dropin(data)['reason']) == u'ticket \\x1b[2J42 \\u202etxt.exe\\x07'
 
 
 @FUZZ
-@given(st.one_of(st.text(max_size=40), st.text(alphabet=u' ~\x1f\x7f\x80\x9f\xa0\xadaz\u200b\u2028\ufeff', max_size=20)))
+@given(st.one_of(st.text(max_size=40), st.text(alphabet=u' ~\x1f\x7f\x80\x9f\xa0\xadaz\u200b\u2028\ufeff', max_size=20),
+                 st.lists(st.integers(0, 0x10FFFF).map(_chr), max_size=20).map(u''.join)).map(
+    lambda text: text.replace(u'\\', u'')))
 def test_escaped_shows_every_refused_character_and_keeps_the_rest(text):
-    assert quoting.escaped(text) == _escaped_char_by_char(text)
+    # without a backslash in the text, every backslash shown starts an escape, so the escapes decode back
+    shown = quoting.escaped(text)
+    assert [char for char in shown if quoting.refused_class(char) is not None] == []
+    assert unescaped(shown) == text
+    refused = [char for char in text if quoting.refused_class(char) is not None]
+    forms = [u'x' if ord(char) < 0x100 else u'u' if ord(char) < 0x10000 else u'U' for char in refused]
+    assert shown.count(u'\\') == len(forms)
+    assert [match.group()[1] for match in ESCAPE.finditer(shown)] == forms
