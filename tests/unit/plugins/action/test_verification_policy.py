@@ -14,6 +14,7 @@ import re
 import pytest
 
 from ansible_collections.pep493.https.plugins.action import verification_policy as action
+from ansible_collections.pep493.https.plugins.plugin_utils import policy_steps as steps
 from ansible_collections.pep493.https.tests.unit import ca_pki
 
 WRITERS = ('cert_verification', 'service_verification')
@@ -64,11 +65,11 @@ def verification_info(planned_changes):
 
 def run(entry_point='main', answers=None, task_vars=None, check_mode=False, tags=('always',), **options):
     fake = FakeAction(answers or {}, check_mode, tags)
-    policy_run = action.PolicyRun(fake, args(entry_point=entry_point, **options), task_vars or {})
+    policy_run = steps.PolicyRun(fake, args(entry_point=entry_point, **options), task_vars or {})
     failure = None
     try:
         getattr(policy_run, entry_point)()
-    except action.StepFailed as exc:
+    except steps.StepFailed as exc:
         failure = exc
     return fake.calls, policy_run, failure
 
@@ -82,7 +83,7 @@ WRITERS_OK = {'cert_verification': dict(changed=True, verify='enable', previous=
 def test_a_bad_policy_is_refused_before_any_module_runs():
     calls, dummy, failure = run(exceptions=[GOOD, dict(GOOD, name='bad name')], verify='disable')
     assert calls == []
-    assert failure.step == action.REFUSE_POLICY
+    assert failure.step == steps.REFUSE_POLICY
     assert failure.msg.startswith('Policy refused, nothing was changed: pep493_https_verify is "disable"')
     assert "pep493_https_exceptions[1]: unit name 'bad name' contains ' '" in failure.msg
 
@@ -103,14 +104,14 @@ def test_a_host_that_would_not_comply_fails_before_the_first_write():
     answers = dict(WRITERS_OK, verification_info=lambda module_args: info(planned=True, state_file='disable'))
     calls, dummy, failure = run(answers=answers)
     assert [name for name, dummy in calls] == ['verification_info']
-    assert failure.step == action.REFUSE_PREDICTION and failure.msg.startswith('would be non_compliant - ')
+    assert failure.step == steps.REFUSE_PREDICTION and failure.msg.startswith('would be non_compliant - ')
 
 
 def test_a_failed_writer_stops_the_run_and_what_was_done_is_kept():
     answers = dict(WRITERS_OK, verification_info=verification_info(CHANGED),
                    service_verification=dict(failed=True, msg='cannot write the drop-in'))
     calls, policy_run, failure = run(answers=answers, exceptions=[GOOD])
-    assert failure.step == action.WRITE_DROPINS and failure.msg == 'cannot write the drop-in'
+    assert failure.step == steps.WRITE_DROPINS and failure.msg == 'cannot write the drop-in'
     assert [name for name, dummy in calls] == ['verification_info', 'cert_verification', 'service_verification']
     assert policy_run.applied['cfg']['changed'] is True
     assert policy_run.facts()['pep493_https_applied']['services']['failed'] is True
@@ -159,7 +160,7 @@ def test_tags_select_the_parts(run_tags, skip_tags, wanted):
 
 def test_rollback_refuses_an_unacknowledged_disable_before_any_module_runs():
     calls, dummy, failure = run('rollback', rollback_verify='disable')
-    assert calls == [] and failure.step == action.REFUSE_ROLLBACK
+    assert calls == [] and failure.step == steps.REFUSE_ROLLBACK
 
 
 def test_rollback_restores_then_removes_every_dropin():
@@ -249,7 +250,7 @@ def test_the_modules_warnings_name_the_inventory_host_not_the_machine():
 ])
 def test_a_module_that_gave_no_result_says_what_happened(answer, expected):
     dummy, dummy, failure = run('audit', answers=dict(verification_info=answer))
-    assert failure.step == action.AUDIT and failure.msg == expected
+    assert failure.step == steps.AUDIT and failure.msg == expected
 
 
 def test_a_transfer_that_fails_leaves_the_host_unreachable_and_says_what_could_not_be_done():
@@ -306,7 +307,7 @@ def test_host_wide_cas_are_trusted_first_and_kept_in_applied():
 ])
 def test_a_bad_trusted_ca_is_refused_before_any_module_runs(trusted, message):
     calls, dummy, failure = run(trusted_cas=trusted)
-    assert calls == [] and failure.step == action.REFUSE_POLICY
+    assert calls == [] and failure.step == steps.REFUSE_POLICY
     assert failure.msg == 'Policy refused, nothing was changed: ' + message
 
 
