@@ -222,18 +222,16 @@ class PolicyRun(object):
             raise StepFailed(REFUSE_POLICY, 'Policy refused, nothing was changed: %s' % '; '.join(self.plan['problems']))
 
     def forecast(self):
-        """Which services would break once they verify; on_predicted_break decides what follows."""
+        """Which services would break once they verify, with the CAs the policy trusts (the host-wide
+        ones this run put in place, or would in check mode, and each exception's own); on_predicted_break
+        decides what follows."""
         args = self.args
-        # a service whose exception trusts a CA verifies against its own bundle, which the forecast's
-        # probe (the system store) does not read: it is left out of the forecast, and said so
-        keep = [item['name'] for item in self.plan['allowed'] if not item['verify'] or item.get('ca')]
-        for item in self.plan['allowed']:
-            if item.get('ca'):
-                self.add_warnings(['%s: not forecast - its exception trusts a CA of its own, which the forecast '
-                                   '(probing with the system CAs) does not read' % item['name']])
+        keep = [item['name'] for item in self.plan['allowed'] if not item['verify']]
+        trusted = self.plan['trusted_cas'] if not (self.trusted or {}).get('skipped') else []
         found = self.module('verification_forecast', 'Forecast which services would break once they verify', dict(
             endpoints=args['forecast_endpoints'], keep_unverified=keep, observe_seconds=args['forecast_observe_seconds'],
-            timeout=args['forecast_timeout'], budget=args['forecast_budget']))
+            timeout=args['forecast_timeout'], budget=args['forecast_budget'],
+            cas=predicted_breaks.forecast_cas(self.plan['allowed'], trusted)))
         days = args['forecast_exception_days']
         if isinstance(days, str) and days.strip().isdigit():
             days = int(days)

@@ -190,8 +190,8 @@ def fixed_by(endpoints):
     return names
 
 
-def _unfixed(endpoint):
-    """What a CA that names the endpoint's issuer did not fix, as a clause, or ''."""
+def unfixed(endpoint):
+    """What a configured CA that names the endpoint's issuer did not fix, as a clause, or ''."""
     trust = endpoint.get('trust')
     if not trust or endpoint.get('fixed_by'):
         return ''
@@ -215,7 +215,7 @@ def verdict(target, today=None):
     if found == OK and fixing:
         why = 'fixed by trusting %s: %s once it is trusted' % (', '.join(fixing), why)
     elif found in (WOULD_BREAK, ALREADY_FAILING, UNKNOWN):
-        why += ''.join(_unfixed(e) for e in target.endpoints)
+        why += ''.join(unfixed(e) for e in target.endpoints)
     return found, why
 
 
@@ -420,7 +420,7 @@ def summarize(entries):
                 summary['findings'].append('%s: %s %s %s (%s)%s' % (
                     entry['service'] or 'host-wide scripts', entry['verdict'].replace('_', ' '),
                     'on' if entry['verdict'] == WOULD_BREAK else 'against', endpoint['endpoint'],
-                    endpoint['result'], '; issuer %s' % issuer if issuer else '') + _unfixed(endpoint))
+                    endpoint['result'], '; issuer %s' % issuer if issuer else '') + unfixed(endpoint))
     for entry in counted:
         if entry['verdict'] == UNKNOWN:
             summary['findings'].append('%s: cannot be forecast: %s' % (entry['service'] or 'host-wide scripts',
