@@ -78,6 +78,13 @@ def forecast_cas(allowed, trusted_cas=None):
     return found
 
 
+def fixed(entry):
+    """What a CA of the policy fixes for a forecast entry whose verdict is ``ok`` thanks to it: the
+    service (None: the host-wide scripts), the CAs' names, and the endpoints they fix."""
+    return dict(service=entry.get('service'), fixed_by=list(entry.get('fixed_by') or []),
+                endpoints=[e.get('endpoint') for e in entry.get('endpoints') or [] if e.get('fixed_by')])
+
+
 def breaking(entry):
     """The endpoints of a forecast entry that fail verification once the policy's CAs are trusted,
     one dict each; ``unfixed`` says what a CA that names the issuer did not fix ('' when none)."""
@@ -117,8 +124,10 @@ def describe(item):
 def plan_forecast(forecast, plan, on_break='fail', days=30, day=None, on_unknown='keep'):
     """The policy plan (policy.plan_policy) with what the forecast asks for.
 
-    Returns ``breaks`` (every endpoint that would break a service or a host-wide script),
-    ``granted`` and ``removed`` (automatic exceptions), ``problems`` (what fails the host),
+    Returns ``breaks`` (every endpoint that would break a service or a host-wide script, once the
+    policy's CAs are trusted), ``fixed`` (each service, or the host-wide scripts, that a CA of the
+    policy is proven to fix: ``fixed``), ``granted`` and ``removed`` (automatic exceptions),
+    ``problems`` (what fails the host),
     ``warnings``, and ``services``/``allowed``: the plan's, with the automatic exceptions added
     and the ones whose cause is gone removed. Services the policy names itself are left to it.
     """
@@ -134,7 +143,9 @@ def plan_forecast(forecast, plan, on_break='fail', days=30, day=None, on_unknown
     day = dates.today() if day is None else day
     named = set(item['name'] for item in plan.get('services') or [])
     own_ca = set(item['name'] for item in plan.get('allowed') or [] if item.get('ca'))
-    result = dict(breaks=[], granted=[], removed=[], problems=[], warnings=[])
+    result = dict(breaks=[], granted=[], removed=[], problems=[], warnings=[],
+                  fixed=[fixed(entry) for entry in [forecast.get('host_wide')] + list(forecast.get('services') or [])
+                         if isinstance(entry, Mapping) and entry.get('verdict') == 'ok' and entry.get('fixed_by')])
     host_wide = forecast.get('host_wide')
     if host_wide and host_wide.get('verdict') == 'would_break':
         for item in breaking(host_wide):
