@@ -61,7 +61,8 @@ def validate_cas(items, now, unit_of=lambda name: name):
     found = []
     for index, item in enumerate(items or []):
         where = 'cas[%d]' % index
-        name = item.get('name')
+        # Python 2's AnsibleModule gives text options as UTF-8 bytes
+        name = quoting.text(item['name']) if item.get('name') is not None else None
         if not name or len(name) > NAME_MAX or quoting.escaped(name) != name:
             raise ValueError('%s.name %s: give the name the forecast reports the CA by, 1 to %d printable characters'
                              % (where, quoting.show(name), NAME_MAX))

@@ -245,3 +245,7 @@ def test_the_forecast_s_cas_are_checked_as_ca_trust_checks_them():
             ca_fix.validate_cas([item], now)
         assert str(caught.value).startswith(message), caught.value
     assert ca_fix.validate_cas([], dates.utc_now()) == []
+    # a name beyond ASCII is taken as it is, given as text or as its UTF-8 bytes (Python 2's options)
+    for name in (u'Caf\xe9 Root', u'Caf\xe9 Root'.encode('utf-8')):
+        [ca] = ca_fix.validate_cas([dict(name=name, content=ca_pki.text('acme'))], now)
+        assert ca.name == u'Caf\xe9 Root' and ca.scope == 'host'
