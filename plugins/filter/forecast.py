@@ -1,8 +1,9 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) pep493.https contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""``forecast_plan``: what the policy role does with a verification_forecast result
-(``plugins/plugin_utils/predicted_breaks.py`` holds the rule)."""
+"""``forecast_plan``: what the policy role does with a verification_forecast result; ``forecast_cas``:
+the CAs a policy trusts, as verification_forecast's ``cas`` (``plugins/plugin_utils/predicted_breaks.py``
+holds both rules)."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -25,6 +26,15 @@ def forecast_plan(forecast, plan, on_break='fail', days=30, today=None, on_unkno
         raise AnsibleFilterError(str(exc))
 
 
+def forecast_cas(plan, trusted_cas=None):
+    """verification_forecast's ``cas`` for the plan of ``policy_plan`` and ``pep493_https_trusted_cas``
+    (``rules.forecast_cas``)."""
+    if not isinstance(plan, dict) or (trusted_cas is not None and not isinstance(trusted_cas, list)):
+        raise AnsibleFilterError('forecast_cas takes the plan of pep493.https.policy_plan and the list '
+                                 'pep493_https_trusted_cas')
+    return rules.forecast_cas(plan.get('allowed') or [], trusted_cas or [])
+
+
 class FilterModule(object):
     def filters(self):
-        return dict(forecast_plan=forecast_plan)
+        return dict(forecast_plan=forecast_plan, forecast_cas=forecast_cas)

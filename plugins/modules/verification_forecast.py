@@ -45,6 +45,15 @@ description:
     deadline ends whole.
   - Endpoints declared without O(endpoints[].services) are the host's own (cron jobs, scripts), probed by
     O(interpreter) in a clean environment (C(PATH) and C(LC_ALL=C) only).
+  - "Which configured CA fixes what: for an endpoint found V(untrusted) (by the standard library, or by requests with
+    its bundle), its certificate is matched to the CAs of O(cas) that apply to it by issuer name and key identifier
+    (no signature is checked, so a match is only a candidate); the endpoint is then probed again by the same
+    interpreter, verification on, with a bundle of the system bundle and that CA (as the service's bundle of
+    M(pep493.https.service_verification) is made) named by C(SSL_CERT_FILE), and by C(REQUESTS_CA_BUNDLE) for a
+    service's own CA, or for a host-wide CA where requests loads the system bundle. Only when that second probe
+    passes is the CA the endpoint's fix (RV(services[].endpoints[].fixed_by)) and the verdict V(ok), \"fixed by
+    trusting\" it; a CA that names the issuer but does not pass leaves the break, and the reason says so. The
+    bundles are written in a private temporary folder, removed afterwards; nothing is installed."
 author:
   - pep493.https maintainers (!UNKNOWN)
 options:
@@ -66,6 +75,30 @@ options:
         type: str
       services:
         description: The services that talk to it (C(app) means C(app.service)); empty for the host's own scripts.
+        type: list
+        elements: str
+        default: []
+  cas:
+    description:
+      - CAs the policy will trust, to learn which V(untrusted) endpoint each would fix (never installed by this module).
+      - Each must be exactly one CA certificate, valid now, as M(pep493.https.ca_trust) and the exceptions' C(ca) of
+        M(pep493.https.service_verification) require; anything else is refused, naming the item.
+    type: list
+    elements: dict
+    default: []
+    suboptions:
+      name:
+        description: The name the forecast reports the CA by (RV(services[].endpoints[].fixed_by)).
+        type: str
+        required: true
+      content:
+        description: The CA certificate, PEM.
+        type: str
+        required: true
+      services:
+        description:
+          - The services that trust it (a service's own CA, as an exception's C(ca) gives it); empty for a CA trusted
+            host-wide (M(pep493.https.ca_trust)), which applies to every service and to the host's own endpoints.
         type: list
         elements: str
         default: []
@@ -215,8 +248,16 @@ services:
       type: str
       sample: would_break
     why:
-      description: The reason for the verdict, one sentence, with what to declare when it is V(unknown).
+      description:
+        - The reason for the verdict, one sentence, with what to declare when it is V(unknown); for an V(ok) that a
+          CA of O(cas) makes so it starts with C(fixed by trusting) and names it, and for a break that a CA naming the
+          issuer does not fix it says what its second probe saw.
       type: str
+    fixed_by:
+      description: The names of the CAs of O(cas) proven (by a second probe) to fix one of its endpoints.
+      type: list
+      elements: str
+      sample: ["acme-root-2026"]
     governed:
       description:
         - Whether its Python 2 code uses the standard library's HTTPS, which the knobs govern; null when that cannot
@@ -275,6 +316,41 @@ services:
         error:
           description: What the handshake said, or why it was not made; null when V(ok).
           type: str
+        fixed_by:
+          description:
+            - The name of the CA of O(cas) whose second probe passed where RV(services[].endpoints[].result) (or
+              requests' result) is V(untrusted); null when none did. RV(services[].endpoints[].result) stays what the
+              host gives today.
+          type: str
+          sample: acme-root-2026
+        trust:
+          description:
+            - The second probe with a CA of O(cas) that names the endpoint's issuer (the one that fixes it, else the
+              first tried); null when no CA of O(cas) names it.
+          type: dict
+          contains:
+            ca:
+              description: The CA's name.
+              type: str
+            subject:
+              description: The CA's subject.
+              type: str
+              sample: O = Acme, CN = Acme Internal Root
+            scope:
+              description: V(host) (a host-wide CA) or V(service) (a service's own).
+              type: str
+            matched_by:
+              description: V(issuer name and key identifier), or V(issuer name only) where no key identifier is there to compare.
+              type: str
+            result:
+              description: The standard library's result with the CA, as RV(services[].endpoints[].result); null when not probed again.
+              type: str
+            error:
+              description: What that handshake said, or why the endpoint was not probed again.
+              type: str
+            requests:
+              description: What requests sees with the CA, as RV(services[].endpoints[].requests).
+              type: dict
         peer:
           description: The peer certificate (from the unverified handshake), null when there was none.
           type: dict
@@ -329,11 +405,16 @@ summary:
     unknown:
       description: How many cannot be told.
       type: int
+    fixed:
+      description: How many of the V(ok) ones a CA of O(cas) makes so.
+      type: int
     probed_endpoints:
       description: How many endpoints were probed.
       type: int
     findings:
-      description: One sentence per endpoint that breaks a service, then one per service that cannot be forecast.
+      description:
+        - One sentence per endpoint that breaks a service, then one per service that cannot be forecast, then one per
+          service a CA of O(cas) fixes.
       type: list
       elements: str
       sample: ["legacy-app.service: would break on 10.0.4.7:636 (untrusted); issuer commonName=Example Private CA"]
@@ -356,6 +437,9 @@ def argument_spec():
                     services=dict(type='list', elements='str', default=[]))
     return dict(
         endpoints=dict(type='list', elements='dict', options=endpoint, default=[]),
+        cas=dict(type='list', elements='dict', default=[], options=dict(
+            name=dict(type='str', required=True), content=dict(type='str', required=True),
+            services=dict(type='list', elements='str', default=[]))),
         services=dict(type='list', elements='str'),
         keep_unverified=dict(type='list', elements='str', default=[]),
         all_python2=dict(type='bool', default=False),

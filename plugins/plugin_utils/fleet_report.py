@@ -8,7 +8,8 @@ controllers, days). Raises ReportError, naming the input, for what it cannot rea
 The ranking (``risk``): first the hosts where a running Python 2 does not verify (``unverified``:
 a Python 2 that does not verify by default, a host-wide ``PYTHONHTTPSVERIFY=0``, a service whose
 running Python 2 process has it without a valid exception), then those where the forecast says a
-service would break once it verifies (``would_break``), then those with an exception in effect
+service would break once it verifies (``would_break``, each break saying what a CA of the policy that
+names the issuer did not fix; ``fixed_by_ca`` lists what such a CA is proven to fix), then those with an exception in effect
 that ends within the warning window, then the rest; within a rank by state (WORST_FIRST), then
 (expiring hosts) by the exception that ends soonest, then by name."""
 
@@ -72,7 +73,7 @@ def _host_entry(host, audit, forecast, day, warning_days):
                      warnings=[], verify=None, expected_verify=None, host_default=None, interpreters=[],
                      exceptions=[], expired=[], ineffective=[], pending_restart=[], findings=[],
                      counts=dict(exceptions=0, expired=0, expiring=0, pending_restart=0, ineffective=0),
-                     unverified=[], would_break=_would_break(forecast))
+                     unverified=[], would_break=_would_break(forecast), fixed_by_ca=_fixed_by_ca(forecast))
         entry.update(_audited(audit))
         entry['risk'] = risk(entry, warning_days)
         return entry
@@ -109,6 +110,7 @@ def _host_entry(host, audit, forecast, day, warning_days):
         findings=[str(f) for f in summary.get('findings') or []],
         unverified=_unverified(info, audit.get('policy') or {}),
         would_break=_would_break(forecast),
+        fixed_by_ca=_fixed_by_ca(forecast),
     )
     entry['counts'] = dict(exceptions=len(entry['exceptions']), expired=len(entry['expired']),
                            expiring=len([r for r in entry['exceptions'] if _expiring(r, warning_days)]),
@@ -178,8 +180,20 @@ def _would_break(forecast):
     until = dict((unit_names.canonical(str(item['name'])), item.get('expires'))
                  for item in forecast.get('granted') or [] if isinstance(item, Mapping) and item.get('name'))
     return [dict(service=b.get('service'), endpoint=b.get('endpoint'), result=b.get('result'), issuer=b.get('issuer'),
-                 advice=b.get('advice'), until=until.get(unit_names.canonical(str(b['service']))) if b.get('service') else None)
+                 advice=b.get('advice'), until=until.get(unit_names.canonical(str(b['service']))) if b.get('service') else None,
+                 unfixed=_one_line(b['unfixed'].lstrip('; ')) if b.get('unfixed') else None)
             for b in forecast.get('breaks') or [] if isinstance(b, Mapping)]
+
+
+def _fixed_by_ca(forecast):
+    """What the CAs of the policy are proven to fix on a host (``fixed`` of its forecast): each
+    service (None: the host-wide scripts), the CAs' names and the endpoints; None when it was not
+    forecast."""
+    if not isinstance(forecast, Mapping):
+        return None
+    return [dict(service=item.get('service'), fixed_by=[str(name) for name in item.get('fixed_by') or []],
+                 endpoints=[str(e) for e in item.get('endpoints') or []])
+            for item in forecast.get('fixed') or [] if isinstance(item, Mapping) and item.get('fixed_by')]
 
 
 def _one_line(text):

@@ -14,6 +14,12 @@ renew it once that date has passed, and removes it once the cause is gone.
 forecast (the forecast is never taken for ``ok`` when it could not prove it): ``keep`` (the
 default: a time-boxed automatic exception keeps it as it is), ``enforce`` (it verifies like the
 rest) or ``fail``. Every such service is named in a warning.
+
+The forecast is made with the CAs the policy trusts (``forecast_cas``: the host-wide ones, and each
+exception's own ``ca`` for its service alone), so a service a CA is proven to fix is ``ok`` and
+gets no exception. A service whose exception trusts a CA of its own is the policy's: nothing
+automatic replaces its exception, so a break that CA does not fix is a problem (a warning with
+``warn``), saying what to give instead.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -22,7 +28,11 @@ __metaclass__ = type
 
 import datetime
 
+from collections.abc import Mapping
+
+from ansible_collections.pep493.https.plugins.module_utils._forecast import targets as forecast_rules
 from ansible_collections.pep493.https.plugins.module_utils._forecast import tlsprobe
+from ansible_collections.pep493.https.plugins.module_utils._trust import x509
 from ansible_collections.pep493.https.plugins.module_utils._syntax import dates
 from ansible_collections.pep493.https.plugins.plugin_utils import policy_plan as policy
 from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
@@ -31,6 +41,8 @@ ON_BREAK = ('fail', 'except', 'warn')
 ON_UNKNOWN = ('keep', 'enforce', 'fail')
 AUTOMATIC = 'forecast: '
 REASON_MAX = 200
+# as verification_forecast's cas[].name takes it
+CA_NAME_MAX = 200
 ADVICE = {'untrusted': 'trust its CA or this certificate', 'expired': 'renew the certificate',
           'hostname_mismatch': 'fix the certificate or the name the service connects to'}
 
@@ -40,14 +52,49 @@ def _printable(text):
         c if 32 <= ord(c) < 127 else '?' for c in text)
 
 
+def ca_name(content, service):
+    """The name the forecast reports an exception's own CA by: its subject, or, when that cannot be
+    read or is too long, what it is."""
+    try:
+        found = x509.load_certificates(content)
+    except (x509.CertificateError, TypeError):
+        found = []
+    if len(found) == 1 and 0 < len(found[0].subject) <= CA_NAME_MAX:
+        return found[0].subject
+    return ('the CA of the exception for %s' % service)[:CA_NAME_MAX]
+
+
+def forecast_cas(allowed, trusted_cas=None):
+    """verification_forecast's ``cas`` for a policy: each host-wide CA to trust (``trusted_cas``,
+    those with ``state: present``, by their name), then each exception of ``allowed`` that carries a
+    ``ca``, for its service alone, named by the CA's subject."""
+    found = []
+    for item in trusted_cas or []:
+        if isinstance(item, Mapping) and item.get('state', 'present') == 'present' and item.get('content'):
+            found.append(dict(name=item.get('name'), content=item['content'], services=[]))
+    for item in allowed or []:
+        if isinstance(item, Mapping) and item.get('ca'):
+            found.append(dict(name=ca_name(item['ca'], item['name']), content=item['ca'], services=[item['name']]))
+    return found
+
+
+def fixed(entry):
+    """What a CA of the policy fixes for a forecast entry whose verdict is ``ok`` thanks to it: the
+    service (None: the host-wide scripts), the CAs' names, and the endpoints they fix."""
+    return dict(service=entry.get('service'), fixed_by=list(entry.get('fixed_by') or []),
+                endpoints=[e.get('endpoint') for e in entry.get('endpoints') or [] if e.get('fixed_by')])
+
+
 def breaking(entry):
-    """The endpoints of a forecast entry that fail verification, one dict each."""
+    """The endpoints of a forecast entry that fail verification once the policy's CAs are trusted,
+    one dict each; ``unfixed`` says what a CA that names the issuer did not fix ('' when none)."""
     found = []
     for endpoint in entry.get('endpoints') or []:
-        if endpoint.get('result') in tlsprobe.VERIFY_FAILURES:
+        if forecast_rules.after_trust(endpoint).get('result') in tlsprobe.VERIFY_FAILURES:
             found.append(dict(service=entry.get('service'), endpoint=endpoint.get('endpoint'),
                               result=endpoint['result'], issuer=(endpoint.get('peer') or {}).get('issuer'),
-                              error=endpoint.get('error'), advice=ADVICE[endpoint['result']]))
+                              error=endpoint.get('error'), advice=ADVICE[endpoint['result']],
+                              unfixed=forecast_rules.unfixed(endpoint)))
     return found
 
 
@@ -70,15 +117,17 @@ def _clipped(text):
 
 def describe(item):
     issuer = '; issuer %s' % item['issuer'] if item['issuer'] else ''
-    return '%s would break on %s (%s%s): %s' % (item['service'] or 'a host-wide script', item['endpoint'],
-                                                item['result'], issuer, item['advice'])
+    return '%s would break on %s (%s%s): %s%s' % (item['service'] or 'a host-wide script', item['endpoint'],
+                                                  item['result'], issuer, item['advice'], item.get('unfixed') or '')
 
 
 def plan_forecast(forecast, plan, on_break='fail', days=30, day=None, on_unknown='keep'):
     """The policy plan (policy.plan_policy) with what the forecast asks for.
 
-    Returns ``breaks`` (every endpoint that would break a service or a host-wide script),
-    ``granted`` and ``removed`` (automatic exceptions), ``problems`` (what fails the host),
+    Returns ``breaks`` (every endpoint that would break a service or a host-wide script, once the
+    policy's CAs are trusted), ``fixed`` (each service, or the host-wide scripts, that a CA of the
+    policy is proven to fix: ``fixed``), ``granted`` and ``removed`` (automatic exceptions),
+    ``problems`` (what fails the host),
     ``warnings``, and ``services``/``allowed``: the plan's, with the automatic exceptions added
     and the ones whose cause is gone removed. Services the policy names itself are left to it.
     """
@@ -93,7 +142,10 @@ def plan_forecast(forecast, plan, on_break='fail', days=30, day=None, on_unknown
                                  % dropin.show(days))
     day = dates.today() if day is None else day
     named = set(item['name'] for item in plan.get('services') or [])
-    result = dict(breaks=[], granted=[], removed=[], problems=[], warnings=[])
+    own_ca = set(item['name'] for item in plan.get('allowed') or [] if item.get('ca'))
+    result = dict(breaks=[], granted=[], removed=[], problems=[], warnings=[],
+                  fixed=[fixed(entry) for entry in [forecast.get('host_wide')] + list(forecast.get('services') or [])
+                         if isinstance(entry, Mapping) and entry.get('verdict') == 'ok' and entry.get('fixed_by')])
     host_wide = forecast.get('host_wide')
     if host_wide and host_wide.get('verdict') == 'would_break':
         for item in breaking(host_wide):
@@ -101,12 +153,32 @@ def plan_forecast(forecast, plan, on_break='fail', days=30, day=None, on_unknown
             (result['problems'] if on_break == 'fail' else result['warnings']).append(describe(item))
     for entry in forecast.get('services') or []:
         name = entry.get('service')
+        if name in own_ca:
+            _plan_own_ca(entry, name, on_break, result)
+            continue
         if name in named or not entry.get('policy_verifies', True):
             continue
         _plan_service(entry, name, on_break, days, day, result, on_unknown)
     result['services'] = list(plan.get('services') or []) + result['granted'] + result['removed']
     result['allowed'] = list(plan.get('allowed') or []) + result['granted']
     return result
+
+
+def _plan_own_ca(entry, name, on_break, result):
+    """A service whose exception trusts a CA of its own: a break the forecast still sees with that
+    CA is a problem (a warning with ``warn``); nothing automatic replaces the policy's exception."""
+    if entry.get('verdict') != 'would_break':
+        return
+    breaks = breaking(entry)
+    result['breaks'].extend(breaks)
+    texts = []
+    for item in breaks:
+        text = describe(item)
+        if not item['unfixed']:
+            text += '; the CA of its exception does not name that issuer'
+        texts.append('%s (%s has an exception that trusts a CA of its own, which stays as the policy gives it: put '
+                     'the CA that issued the certificate in it, or make it verify: false)' % (text, name))
+    (result['warnings'] if on_break == 'warn' else result['problems']).extend(texts)
 
 
 def _plan_service(entry, name, on_break, days, day, result, on_unknown='keep'):

@@ -140,12 +140,21 @@ INTERPRETER = dict(path=text, version=text_or_null, verifies_by_default=boolean_
                    honours_env=boolean_or_null)
 BREAK = dict(service=text_or_null, endpoint=text, result=one_of('untrusted', 'expired', 'hostname_mismatch'),
              issuer=text_or_null, advice=text, until=date_or_null)
+# what a CA of the policy that names the issuer did not fix (reports made before the forecast tried CAs have none)
+BREAK_OPTIONAL = dict(unfixed=text_or_null)
+FIXED = dict(service=text_or_null, fixed_by=list_of(text), endpoints=list_of(text))
 _SERVICES = list_of(mapping(SERVICE, SERVICE_OPTIONAL, 'an exception (a mapping)'), 'a list of exceptions')
 
 
 def _would_break(path, value):
     if value is not None:
-        list_of(mapping(BREAK, what='a predicted break (a mapping)'), 'a list of predicted breaks or null')(path, value)
+        list_of(mapping(BREAK, BREAK_OPTIONAL, 'a predicted break (a mapping)'),
+                'a list of predicted breaks or null')(path, value)
+
+
+def _fixed_by_ca(path, value):
+    if value is not None:
+        list_of(mapping(FIXED, what='what a CA fixes (a mapping)'), 'a list of what CAs fix or null')(path, value)
 
 
 # Every field of a host entry the merge and the page read, and its check; since schema 3 also these.
@@ -157,6 +166,8 @@ HOST = dict(
     exceptions=_SERVICES, expired=_SERVICES, ineffective=_SERVICES, pending_restart=list_of(unit, 'a list of units'),
     findings=list_of(text))
 HOST_SINCE_3 = dict(unverified=list_of(text), would_break=_would_break)
+# checked and kept where a report has them (those made before the forecast tried the policy's CAs have not)
+HOST_OPTIONAL = dict(fixed_by_ca=_fixed_by_ca)
 
 
 def utc_time(value, what='generated'):
@@ -201,7 +212,7 @@ def _checked(report, merged_at):
     if not isinstance(hosts, list):
         raise _is('hosts', hosts, 'a list of host entries')
     fields = dict(HOST, **HOST_SINCE_3) if version >= 3 else HOST
-    optional = {} if version >= 3 else HOST_SINCE_3
+    optional = dict(HOST_OPTIONAL) if version >= 3 else dict(HOST_SINCE_3, **HOST_OPTIONAL)
     entries, seen = [], {}
     for index, entry in enumerate(hosts):
         path = 'hosts[%d]' % index
@@ -221,7 +232,8 @@ def _checked(report, merged_at):
 
 def _kept(entry):
     """The entry with the fields the merge keeps, each exception with those of an exception."""
-    kept = dict((name, entry[name]) for name in ['host'] + list(HOST) + list(HOST_SINCE_3) if name in entry)
+    kept = dict((name, entry[name]) for name in ['host'] + list(HOST) + list(HOST_SINCE_3) + list(HOST_OPTIONAL)
+                if name in entry)
     for name in ('exceptions', 'expired', 'ineffective'):
         kept[name] = [dict((key, row[key]) for key in list(SERVICE) + list(SERVICE_OPTIONAL) if key in row)
                       for row in entry[name]]

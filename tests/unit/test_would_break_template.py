@@ -57,3 +57,24 @@ def test_no_forecast_no_section():
 def test_the_fleet_report_includes_the_section_once():
     with open(os.path.join(report_page.TEMPLATES, 'report.html.j2')) as handle:
         assert handle.read().count("{% include 'sections/would_break.html.j2' %}") == 1
+
+
+def test_what_a_ca_of_the_policy_fixes_and_what_it_does_not_are_both_shown():
+    unfixed = '; trusting acme-root (it names the issuer, issuer name only) does not fix it: untrusted: <self signed>'
+    html = render({'web1': dict(pep493_https_forecast_result=dict(
+        breaks=[dict(BREAK, unfixed=unfixed)], granted=[],
+        fixed=[dict(service='agent.service', fixed_by=['acme-root'], endpoints=['10.0.0.8:8440', '10.0.0.9:443']),
+               dict(service=None, fixed_by=['acme-root', 'O = Acme, CN = Acme Issuing'], endpoints=['repo:443'])]))})
+    assert 'Would break once verification is on (1)' in html
+    assert ('trust its CA or this certificate; trusting acme-root (it names the issuer, issuer name only) does not fix '
+            'it: untrusted: &lt;self signed&gt;</td>') in html
+    assert 'Fixed by trusting a CA of the policy (2)' in html
+    assert ('<td class="mono value">web1</td><td class="mono value">agent.service</td>\n'
+            '        <td>fixed by trusting acme-root</td>') in html
+    assert '<span class="value">10.0.0.8:8440</span>, <span class="value">10.0.0.9:443</span>' in html
+    assert 'fixed by trusting acme-root, O = Acme, CN = Acme Issuing' in html and 'host-wide scripts' in html
+
+
+def test_no_fix_no_fixed_table():
+    html = render({'web1': dict(pep493_https_forecast_result=dict(breaks=[BREAK], granted=[], fixed=[]))})
+    assert 'fixed-by-ca' not in html and 'Would break once verification is on (1)' in html

@@ -3,7 +3,8 @@
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 """verification_forecast's steps: check the options, ask systemd what runs, build one target
 per Python 2 service (and the host's own scripts), watch their connections, probe every
-endpoint within the budget, and report a verdict per service."""
+endpoint within the budget, probe again each untrusted endpoint with the configured CA that names
+its issuer, and report a verdict per service."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -12,12 +13,14 @@ __metaclass__ = type
 import os
 import time
 
+from ansible_collections.pep493.https.plugins.module_utils._forecast import ca_fix
 from ansible_collections.pep493.https.plugins.module_utils._forecast import endpoints as eps
 from ansible_collections.pep493.https.plugins.module_utils._forecast import targets as forecast
 from ansible_collections.pep493.https.plugins.module_utils._host import files as hostfiles
 from ansible_collections.pep493.https.plugins.module_utils._host import model as hostmodel
 from ansible_collections.pep493.https.plugins.module_utils._host import paths as hostpath
 from ansible_collections.pep493.https.plugins.module_utils._host import systemctl
+from ansible_collections.pep493.https.plugins.module_utils._syntax import dates
 from ansible_collections.pep493.https.plugins.module_utils._syntax import unit_names
 
 HOST_INTERPRETERS = ('/usr/bin/python2.7', '/usr/bin/python2', '/usr/local/bin/python2.7', '/usr/bin/python')
@@ -42,6 +45,7 @@ def validate(params):
     names = [('services', n) for n in params['services'] or []]
     names += [('keep_unverified', n) for n in params['keep_unverified']]
     names += [('endpoints[%d].services' % i, n) for i, e in enumerate(params['endpoints']) for n in e['services']]
+    names += [('cas[%d].services' % i, n) for i, ca in enumerate(params['cas']) for n in ca['services']]
     for where, name in names:
         try:
             unit_names.validate_unit_name(name)
@@ -52,6 +56,7 @@ def validate(params):
     except eps.EndpointError as exc:
         raise ValueError(str(exc))
     wanted = None if params['services'] is None else set(unit_names.canonical(n) for n in params['services'])
+    ca_fix.validate_cas(params['cas'], dates.utc_now())
     return declared, wanted
 
 
@@ -94,6 +99,11 @@ def run(module):
     # the budget is the host's: watching the connections spent part of it
     left = max(params['budget'] - (time.time() - started), 0.1)
     probed = forecast.probe_targets(everything, params['timeout'], left, params['max_endpoints'])
+    if params['cas'] and not params['root']:
+        cas = ca_fix.validate_cas(params['cas'], dates.utc_now(),
+                                  lambda name: host.tree.unit_id(unit_names.canonical(name)))
+        left = max(params['budget'] - (time.time() - started), 0.1)
+        ca_fix.try_cas(everything, cas, files, params['timeout'], left)
     # the code of each service, walked within what is left of the budget (never less than a second)
     forecast.add_usage(targets, files, max(started + params['budget'], time.time() + 1.0))
     entries = [forecast.target_report(t) for t in targets]

@@ -15,6 +15,10 @@ HTTPS, does not verify today, and an endpoint fails verification), ``already_fai
 that verifies today fails), ``unaffected`` (its code uses no stack the knobs govern: enforcing
 changes nothing), ``ok`` (every endpoint passes verification, its name checked), or
 ``unknown`` with the reason and what to declare - never ``ok`` unless proven.
+
+An endpoint a CA the policy configures was proven to fix (ca_fix: ``fixed_by``, the second probe
+in ``trust``) counts as that second probe saw it: the verdict is what the service gets once the
+policy's CAs are trusted, and says which CA made it so.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -168,6 +172,36 @@ def verifies_today(target):
     return target.value != '0'
 
 
+def after_trust(endpoint):
+    """The endpoint as verification sees it once the policy's CAs are trusted: where a configured
+    CA was proven to fix it (``fixed_by``), the results of the second probe; else its own."""
+    if not endpoint.get('fixed_by'):
+        return endpoint
+    trust = endpoint['trust']
+    return dict(endpoint, result=trust['result'], error=trust['error'], requests=trust['requests'])
+
+
+def fixed_by(endpoints):
+    """The names of the CAs proven to fix any of ``endpoints``, each once, in order."""
+    names = []
+    for endpoint in endpoints:
+        if endpoint.get('fixed_by') and endpoint['fixed_by'] not in names:
+            names.append(endpoint['fixed_by'])
+    return names
+
+
+def unfixed(endpoint):
+    """What a configured CA that names the endpoint's issuer did not fix, as a clause, or ''."""
+    trust = endpoint.get('trust')
+    if not trust or endpoint.get('fixed_by'):
+        return ''
+    said = trust['result'] or 'not probed'
+    if trust['result'] == tlsprobe.OK:
+        said = 'requests: %s' % ((trust.get('requests') or {}).get('result') or 'not probed')
+    return '; trusting %s (it names the issuer, %s) does not fix it: %s%s' % (
+        trust['ca'], trust['matched_by'], said, ': %s' % trust['error'] if trust.get('error') else '')
+
+
 def verdict(target, today=None):
     """(verdict, why) of a target: what enforcing verification does to it (see the module's
     docstring); ``today`` is verifies_today(target).
@@ -176,10 +210,20 @@ def verdict(target, today=None):
     verification does not touch (or HTTPS to a port that does not speak it, failing either way):
     it is left out, and a target with nothing else is ``unknown``, never ``ok``. A declared
     endpoint is HTTPS by the operator's word: one that does not speak TLS fails today and after."""
+    found, why = _verdict(target, today)
+    fixing = fixed_by(target.endpoints)
+    if found == OK and fixing:
+        why = 'fixed by trusting %s: %s once it is trusted' % (', '.join(fixing), why)
+    elif found in (WOULD_BREAK, ALREADY_FAILING, UNKNOWN):
+        why += ''.join(unfixed(e) for e in target.endpoints)
+    return found, why
+
+
+def _verdict(target, today):
     usage = target.usage or {}
     governed = usage.get('governed') if target.name is not None else True   # host-wide scripts: assume it
     stacks = usage.get('stacks') or {}
-    https = [e for e in target.endpoints if not _plain(e)]
+    https = [after_trust(e) for e in target.endpoints if not _plain(e)]
     if governed is False:
         return _ungoverned_verdict(target, usage, stacks, https)
     if not target.endpoints:
@@ -347,34 +391,44 @@ def target_report(target):
     usage = target.usage or {}
     for endpoint in target.endpoints:
         endpoint.pop('check_address', None)
+        endpoint.pop('certificate', None)
+        endpoint.setdefault('fixed_by', None)
+        endpoint.setdefault('trust', None)
         if endpoint.get('peer'):
             endpoint['peer'] = dict((key, quoting.escaped(value) if isinstance(value, quoting.TEXT_TYPES) else value)
                                     for key, value in endpoint['peer'].items())
     return dict(service=target.name, interpreter=target.interpreter, python_version=answer.get('version'),
                 verifies_today=today, policy_verifies=target.policy_verifies, exception=target.exception,
-                verdict=found, why=why, governed=usage.get('governed'), stacks=usage.get('stacks') or {},
+                verdict=found, why=why, fixed_by=fixed_by(target.endpoints), governed=usage.get('governed'), stacks=usage.get('stacks') or {},
                 processes=target.pids, endpoints=target.endpoints, notes=target.notes)
 
 
 def summarize(entries):
-    """Counts per verdict, and one line per endpoint that breaks a service."""
+    """Counts per verdict (and ``fixed``: the ``ok`` ones a configured CA makes so), one line per
+    endpoint that breaks a service, one per service that cannot be forecast, then one per service
+    a configured CA fixes."""
     counted = [e for e in entries if e['policy_verifies']]
     summary = dict((name, sum(1 for e in counted if e['verdict'] == name)) for name in VERDICTS)
+    summary['fixed'] = sum(1 for e in counted if e['verdict'] == OK and e.get('fixed_by'))
     summary['findings'] = []
     for entry in counted:
         if entry['verdict'] not in (WOULD_BREAK, ALREADY_FAILING):
             continue
         for endpoint in entry['endpoints']:
-            if endpoint['result'] in tlsprobe.VERIFY_FAILURES:
+            if after_trust(endpoint)['result'] in tlsprobe.VERIFY_FAILURES:
                 issuer = (endpoint.get('peer') or {}).get('issuer')
                 summary['findings'].append('%s: %s %s %s (%s)%s' % (
                     entry['service'] or 'host-wide scripts', entry['verdict'].replace('_', ' '),
                     'on' if entry['verdict'] == WOULD_BREAK else 'against', endpoint['endpoint'],
-                    endpoint['result'], '; issuer %s' % issuer if issuer else ''))
+                    endpoint['result'], '; issuer %s' % issuer if issuer else '') + unfixed(endpoint))
     for entry in counted:
         if entry['verdict'] == UNKNOWN:
             summary['findings'].append('%s: cannot be forecast: %s' % (entry['service'] or 'host-wide scripts',
                                                                        entry['why']))
+    for entry in counted:
+        if entry['verdict'] == OK and entry.get('fixed_by'):
+            summary['findings'].append('%s: fixed by trusting %s' % (entry['service'] or 'host-wide scripts',
+                                                                     ', '.join(entry['fixed_by'])))
     return summary
 
 

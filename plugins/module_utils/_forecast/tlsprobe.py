@@ -6,7 +6,7 @@
 One process per (interpreter, environment). It first learns what the interpreter has
 (package_probe: requests and its CA bundle in that environment, urllib3's version, sys.path),
 then reads the endpoints and makes for each: an unverified handshake (the peer certificate's
-subject, issuer, names and dates); a handshake with the interpreter's default verifying context
+subject, issuer, names and dates, and the certificate itself as PEM); a handshake with the interpreter's default verifying context
 (``ssl.create_default_context()``: what the standard library verifies with once PEP 493's knobs
 turn verification on, OpenSSL's store with ``SSL_CERT_FILE``/``SSL_CERT_DIR`` of the service's
 environment); and, where requests is there, one with only the CA bundle requests would load.
@@ -184,6 +184,9 @@ def probe(endpoint, deadline, bundle):
         return result
     peer = decode(der) if der else None
     result["peer"] = peer
+    # the certificate itself, for matching it to the CAs a policy configures (getpeercert(True)
+    # gives it with verification off, on 2.7.5 too)
+    result["certificate"] = ssl.DER_cert_to_PEM_cert(der) if der else None
     try:
         handshake(shared_context("verify_name" if name else "verify"), addresses, name, deadline)
         result.update(result="ok", error=None)

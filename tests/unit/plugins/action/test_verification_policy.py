@@ -14,6 +14,7 @@ import re
 import pytest
 
 from ansible_collections.pep493.https.plugins.action import verification_policy as action
+from ansible_collections.pep493.https.plugins.plugin_utils import policy_steps as steps
 from ansible_collections.pep493.https.tests.unit import ca_pki
 
 WRITERS = ('cert_verification', 'service_verification')
@@ -64,11 +65,11 @@ def verification_info(planned_changes):
 
 def run(entry_point='main', answers=None, task_vars=None, check_mode=False, tags=('always',), **options):
     fake = FakeAction(answers or {}, check_mode, tags)
-    policy_run = action.PolicyRun(fake, args(entry_point=entry_point, **options), task_vars or {})
+    policy_run = steps.PolicyRun(fake, args(entry_point=entry_point, **options), task_vars or {})
     failure = None
     try:
         getattr(policy_run, entry_point)()
-    except action.StepFailed as exc:
+    except steps.StepFailed as exc:
         failure = exc
     return fake.calls, policy_run, failure
 
@@ -82,7 +83,7 @@ WRITERS_OK = {'cert_verification': dict(changed=True, verify='enable', previous=
 def test_a_bad_policy_is_refused_before_any_module_runs():
     calls, dummy, failure = run(exceptions=[GOOD, dict(GOOD, name='bad name')], verify='disable')
     assert calls == []
-    assert failure.step == action.REFUSE_POLICY
+    assert failure.step == steps.REFUSE_POLICY
     assert failure.msg.startswith('Policy refused, nothing was changed: pep493_https_verify is "disable"')
     assert "pep493_https_exceptions[1]: unit name 'bad name' contains ' '" in failure.msg
 
@@ -103,14 +104,14 @@ def test_a_host_that_would_not_comply_fails_before_the_first_write():
     answers = dict(WRITERS_OK, verification_info=lambda module_args: info(planned=True, state_file='disable'))
     calls, dummy, failure = run(answers=answers)
     assert [name for name, dummy in calls] == ['verification_info']
-    assert failure.step == action.REFUSE_PREDICTION and failure.msg.startswith('would be non_compliant - ')
+    assert failure.step == steps.REFUSE_PREDICTION and failure.msg.startswith('would be non_compliant - ')
 
 
 def test_a_failed_writer_stops_the_run_and_what_was_done_is_kept():
     answers = dict(WRITERS_OK, verification_info=verification_info(CHANGED),
                    service_verification=dict(failed=True, msg='cannot write the drop-in'))
     calls, policy_run, failure = run(answers=answers, exceptions=[GOOD])
-    assert failure.step == action.WRITE_DROPINS and failure.msg == 'cannot write the drop-in'
+    assert failure.step == steps.WRITE_DROPINS and failure.msg == 'cannot write the drop-in'
     assert [name for name, dummy in calls] == ['verification_info', 'cert_verification', 'service_verification']
     assert policy_run.applied['cfg']['changed'] is True
     assert policy_run.facts()['pep493_https_applied']['services']['failed'] is True
@@ -159,7 +160,7 @@ def test_tags_select_the_parts(run_tags, skip_tags, wanted):
 
 def test_rollback_refuses_an_unacknowledged_disable_before_any_module_runs():
     calls, dummy, failure = run('rollback', rollback_verify='disable')
-    assert calls == [] and failure.step == action.REFUSE_ROLLBACK
+    assert calls == [] and failure.step == steps.REFUSE_ROLLBACK
 
 
 def test_rollback_restores_then_removes_every_dropin():
@@ -249,7 +250,7 @@ def test_the_modules_warnings_name_the_inventory_host_not_the_machine():
 ])
 def test_a_module_that_gave_no_result_says_what_happened(answer, expected):
     dummy, dummy, failure = run('audit', answers=dict(verification_info=answer))
-    assert failure.step == action.AUDIT and failure.msg == expected
+    assert failure.step == steps.AUDIT and failure.msg == expected
 
 
 def test_a_transfer_that_fails_leaves_the_host_unreachable_and_says_what_could_not_be_done():
@@ -306,18 +307,86 @@ def test_host_wide_cas_are_trusted_first_and_kept_in_applied():
 ])
 def test_a_bad_trusted_ca_is_refused_before_any_module_runs(trusted, message):
     calls, dummy, failure = run(trusted_cas=trusted)
-    assert calls == [] and failure.step == action.REFUSE_POLICY
+    assert calls == [] and failure.step == steps.REFUSE_POLICY
     assert failure.msg == 'Policy refused, nothing was changed: ' + message
 
 
-def test_an_exception_with_a_ca_reaches_service_verification_verifying_and_is_not_forecast():
-    trusting = dict(name='vendor', ca=ca_pki.text('acme'), reason='vendor CA', expires='2099-12-31')
-    forecast = dict(changed=False, services=[], endpoints=[])
+def forecast_entry(name, verdict='ok', fixed_by=None, trust=None, result='untrusted'):
+    """A verification_forecast entry with one endpoint that is untrusted today."""
+    endpoint = dict(endpoint='10.0.0.1:443', result=result, error='unable to get local issuer certificate',
+                    peer=dict(issuer='O = Acme, CN = Acme Internal Root'), requests=None, fixed_by=fixed_by,
+                    trust=trust)
+    return dict(service=name, verdict=verdict, policy_verifies=True, verifies_today=False, exception=None,
+                endpoints=[endpoint], fixed_by=[fixed_by] if fixed_by else [], why='')
+
+
+def trust_record(ca, result='ok'):
+    return dict(ca=ca, subject='O = Acme, CN = Acme Internal Root', scope='host', matched_by='issuer name only',
+                result=result, error=None if result == 'ok' else 'certificate verify failed', requests=None)
+
+
+def forecast_answer(*entries):
+    return dict(changed=False, services=list(entries), host_wide=None, summary={})
+
+
+TRUSTING = dict(name='vendor', ca=ca_pki.text('acme'), reason='vendor CA', expires='2099-12-31')
+
+
+def test_an_exception_with_a_ca_is_forecast_with_that_ca_and_granted_nothing_more():
+    forecast = forecast_answer(forecast_entry('vendor.service', 'ok', 'O = Acme, CN = Acme Internal Root',
+                                              trust_record('O = Acme, CN = Acme Internal Root')))
     answers = dict(WRITERS_OK, verification_info=verification_info(CHANGED), verification_forecast=forecast)
-    calls, policy_run, failure = run(answers=answers, exceptions=[trusting], forecast=True, root='',
-                                     task_vars=dict(inventory_hostname='web-7'))
+    calls, policy_run, failure = run(answers=answers, exceptions=[TRUSTING], forecast=True, root='',
+                                     on_predicted_break='except', task_vars=dict(inventory_hostname='web-7'))
     assert failure is None, failure and failure.msg
     sent = dict(calls)['service_verification']['services']
-    assert sent == [dict(trusting, name='vendor.service', verify=True)]
-    assert dict(calls)['verification_forecast']['keep_unverified'] == ['vendor.service']
-    assert any(w.startswith('web-7: vendor.service: not forecast') for w in policy_run.warnings)
+    assert sent == [dict(TRUSTING, name='vendor.service', verify=True)]
+    forecast_args = dict(calls)['verification_forecast']
+    assert forecast_args['keep_unverified'] == []
+    assert forecast_args['cas'] == [dict(name='O = Acme, CN = Acme Internal Root', content=TRUSTING['ca'],
+                                         services=['vendor.service'])]
+    assert policy_run.forecast_result['granted'] == [] and policy_run.forecast_result['problems'] == []
+    assert not any('not forecast' in w for w in policy_run.warnings)
+
+
+def test_an_exception_whose_own_ca_does_not_fix_its_break_refuses_the_run():
+    broken = forecast_entry('vendor.service', 'would_break', None,
+                            trust_record('O = Acme, CN = Acme Internal Root', 'untrusted'))
+    answers = dict(WRITERS_OK, verification_info=verification_info(CHANGED),
+                   verification_forecast=forecast_answer(broken))
+    calls, policy_run, failure = run(answers=answers, exceptions=[TRUSTING], forecast=True, root='',
+                                     on_predicted_break='except')
+    assert failure.step == steps.REFUSE_BREAKS
+    assert [name for name, dummy in calls] == ['verification_forecast']
+    assert failure.msg == (
+        'Predicted breaks, nothing was changed: vendor.service would break on 10.0.0.1:443 (untrusted; issuer O = Acme, '
+        'CN = Acme Internal Root): trust its CA or this certificate; trusting O = Acme, CN = Acme Internal Root (it '
+        'names the issuer, issuer name only) does not fix it: untrusted: certificate verify failed (vendor.service has '
+        'an exception that trusts a CA of its own, which stays as the policy gives it: put the CA that issued the '
+        'certificate in it, or make it verify: false)')
+
+
+@pytest.mark.parametrize('check_mode', [False, True])
+def test_host_wide_cas_are_given_to_the_forecast_and_a_service_they_fix_gets_no_exception(check_mode):
+    trusted = [dict(name='acme', content=ca_pki.text('acme')), dict(name='old', state='absent')]
+    fixed = forecast_entry('legacy.service', 'ok', 'acme', trust_record('acme'))
+    answers = dict(WRITERS_OK, verification_info=verification_info(CHANGED),
+                   verification_forecast=forecast_answer(fixed),
+                   ca_trust=dict(changed=True, update_status='pending' if check_mode else 'ran', cas=[]))
+    calls, policy_run, failure = run(answers=answers, trusted_cas=trusted, forecast=True, root='',
+                                     on_predicted_break='except', check_mode=check_mode)
+    assert failure is None, failure and failure.msg
+    assert dict(calls)['verification_forecast']['cas'] == [dict(name='acme', content=ca_pki.text('acme'), services=[])]
+    assert policy_run.forecast_result['granted'] == [] and policy_run.forecast_result['breaks'] == []
+
+
+def test_host_wide_cas_left_out_by_tags_are_not_given_to_the_forecast():
+    trusted = [dict(name='acme', content=ca_pki.text('acme'))]
+    broken = forecast_entry('legacy.service', 'would_break')
+    answers = dict(WRITERS_OK, verification_info=verification_info(CHANGED),
+                   verification_forecast=forecast_answer(broken))
+    calls, policy_run, failure = run(answers=answers, trusted_cas=trusted, forecast=True, root='',
+                                     on_predicted_break='except', task_vars=dict(ansible_run_tags=['pep493_https_services']))
+    assert 'ca_trust' not in dict(calls)
+    assert dict(calls)['verification_forecast']['cas'] == []
+    assert [item['name'] for item in policy_run.forecast_result['granted']] == ['legacy.service']

@@ -54,7 +54,7 @@ def test_filters_are_registered():
     for module in (compliance_filters, report_filters, batch_filters, forecast_filters):
         names.update(module.FilterModule().filters())
     assert names == set(['policy_plan', 'compliance', 'predicted_compliance', 'fleet_report', 'fleet_report_merge',
-                         'fleet_artifacts', 'batch_summary', 'forecast_plan'])
+                         'fleet_artifacts', 'batch_summary', 'forecast_plan', 'forecast_cas'])
 
 
 def test_predicted_compliance_is_the_rule_of_module_utils():

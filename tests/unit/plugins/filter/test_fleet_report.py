@@ -321,7 +321,7 @@ def test_hosts_rank_by_risk_then_by_state_and_name():
     assert all('\n' not in text for text in why.values())
     hosts = dict((h['host'], h) for h in report['hosts'])
     assert hosts['breaks']['would_break'] == [dict(service='legacy.service', endpoint='10.0.4.7:636', result='untrusted',
-                                                   issuer='commonName=Corp CA', advice=BREAK['advice'], until=None)]
+                                                   issuer='commonName=Corp CA', advice=BREAK['advice'], until=None, unfixed=None)]
     assert hosts['fine']['would_break'] == [] and hosts['svc-off']['would_break'] is None
 
 
@@ -331,6 +331,29 @@ def test_the_forecast_comes_from_hostvars_too():
                           name='legacy.service', verify=False, reason='forecast: ...', expires='2026-07-01')])}}
     entry = report_filters.fleet_report(['a'], hostvars, TODAY + 'T00:00:00Z')['hosts'][0]
     assert entry['risk']['rank'] == 2 and entry['would_break'][0]['until'] == '2026-07-01'
+
+
+def test_what_the_policy_s_cas_fix_and_what_they_leave_broken_are_in_the_report_and_its_merge():
+    unfixed = '; trusting acme (it names the issuer, issuer name only) does not fix it: untrusted'
+    forecast = dict(breaks=[dict(BREAK, unfixed=unfixed)], granted=[],
+                    fixed=[dict(service='agent.service', fixed_by=['acme'], endpoints=['10.0.0.8:8440']),
+                           dict(service='other.service', fixed_by=[], endpoints=[])])
+    hostvars = {'a': {'inventory_hostname': 'a', 'pep493_https_status': status(info(), 'compliant'),
+                      'pep493_https_forecast_result': forecast},
+                'b': {'inventory_hostname': 'b', 'pep493_https_status': status(info(), 'compliant')}}
+    report = report_filters.fleet_report(['a', 'b'], hostvars, TODAY + 'T00:00:00Z')
+    hosts = dict((h['host'], h) for h in report['hosts'])
+    assert hosts['a']['fixed_by_ca'] == [dict(service='agent.service', fixed_by=['acme'], endpoints=['10.0.0.8:8440'])]
+    assert hosts['a']['would_break'][0]['unfixed'] == ('trusting acme (it names the issuer, issuer name only) does '
+                                                       'not fix it: untrusted')
+    assert hosts['b']['fixed_by_ca'] is None       # not forecast
+    merged = report_filters.fleet_report_merge([json.loads(json.dumps(report))], ['r.json'], TODAY + 'T01:00:00Z')
+    kept = dict((h['host'], h) for h in merged['hosts'])
+    assert kept['a']['fixed_by_ca'] == hosts['a']['fixed_by_ca'] and kept['a']['would_break'] == hosts['a']['would_break']
+    spoiled_report = json.loads(json.dumps(report))
+    spoiled_report['hosts'][0]['fixed_by_ca'] = [dict(service=None, fixed_by='acme', endpoints=[])]
+    with pytest.raises(AnsibleFilterError, match=r'r.json: hosts\[0\] \(a\).fixed_by_ca\[0\].fixed_by is text'):
+        report_filters.fleet_report_merge([spoiled_report], ['r.json'], TODAY + 'T01:00:00Z')
 
 
 def test_a_merge_ranks_again_from_the_day_of_the_merge():

@@ -15,6 +15,7 @@ from ansible.errors import AnsibleFilterError
 from ansible_collections.pep493.https.plugins.filter import forecast
 from ansible_collections.pep493.https.plugins.plugin_utils import policy_plan as planning
 from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
+from ansible_collections.pep493.https.tests.unit import ca_pki
 
 DAY = datetime.date(2026, 6, 1)
 PLAN = planning.plan_policy('enable', [dict(name='ambari-agent', verify=False, reason='CHG-1: vendor CA',
@@ -161,3 +162,38 @@ def test_bad_settings_are_refused_naming_them(on_break, days, words):
         forecast.forecast_plan(forecast_of(), PLAN, on_break, days, DAY.isoformat(),
                                'guess' if words == 'pep493_https_on_unknown' else 'keep')
     assert words in str(info.value)
+
+
+def test_an_endpoint_a_configured_ca_fixes_is_no_break_and_one_it_does_not_fix_says_so():
+    broken = entry('legacy.service', 'would_break', ['untrusted', 'untrusted'])
+    fixed, unfixed = broken['endpoints']
+    fixed.update(fixed_by='acme', trust=dict(ca='acme', matched_by='issuer name and key identifier', result='ok',
+                                             error=None, requests=None))
+    unfixed.update(fixed_by=None, trust=dict(ca='acme', matched_by='issuer name only', result='untrusted',
+                                             error='self-signed', requests=None))
+    found = run(forecast_of(broken), 'fail')
+    assert [b['endpoint'] for b in found['breaks']] == ['10.0.0.2:443']
+    assert found['problems'] == ['legacy.service would break on 10.0.0.2:443 (untrusted; issuer commonName=Corp CA): '
+                                 'trust its CA or this certificate; trusting acme (it names the issuer, issuer name '
+                                 'only) does not fix it: untrusted: self-signed']
+
+
+def test_an_automatic_exception_goes_once_a_configured_ca_fixes_the_service():
+    exception = dict(reason='forecast: would break on 10.0.0.1:443 (untrusted)', expires='2026-06-20')
+    fixed = entry('legacy.service', 'ok', ['untrusted'], exception=exception)
+    fixed['endpoints'][0].update(fixed_by='acme', trust=dict(ca='acme', result='ok', error=None, requests=None))
+    found = run(forecast_of(fixed), 'except')
+    assert found['granted'] == [] and found['removed'] == [dict(name='legacy.service', state='absent')]
+
+
+def test_the_forecast_is_given_the_host_wide_cas_to_trust_and_each_exception_s_own():
+    own = planning.plan_policy('enable', [dict(name='vendor', ca=ca_pki.text('acme'), reason='vendor CA',
+                                               expires='2026-12-31')], DAY)
+    trusted = [dict(name='other-root', content=ca_pki.text('other')), dict(name='old', state='absent'),
+               dict(name='gone', content=ca_pki.text('acme'), state='absent')]
+    assert forecast.forecast_cas(own, trusted) == [
+        dict(name='other-root', content=ca_pki.text('other'), services=[]),
+        dict(name='O = Acme, CN = Acme Internal Root', content=ca_pki.text('acme'), services=['vendor.service'])]
+    assert forecast.forecast_cas(PLAN) == []
+    with pytest.raises(AnsibleFilterError):
+        forecast.forecast_cas(PLAN, 'acme')

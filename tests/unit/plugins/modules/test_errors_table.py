@@ -23,6 +23,7 @@ from ansible_collections.pep493.https.plugins.module_utils._write import history
 from ansible_collections.pep493.https.plugins.module_utils._write import safe_file
 from ansible_collections.pep493.https.plugins.module_utils._trust import store, x509
 from ansible_collections.pep493.https.plugins.modules import ca_trust, cert_verification, service_verification
+from ansible_collections.pep493.https.plugins.modules import verification_forecast
 from ansible_collections.pep493.https.tests.unit import ca_pki
 from ansible_collections.pep493.https.tests.unit.module_args import patch_module_args
 
@@ -30,7 +31,8 @@ from ansible_collections.pep493.https.tests.unit.module_args import patch_module
 DOCS = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', '..', '..', 'docs')
 TABLE = os.path.join(DOCS, 'errors.md')
 RELIABILITY = os.path.join(DOCS, 'reliability.md')
-MODULES = {'cert_verification': cert_verification, 'service_verification': service_verification, 'ca_trust': ca_trust}
+MODULES = {'cert_verification': cert_verification, 'service_verification': service_verification, 'ca_trust': ca_trust,
+           'verification_forecast': verification_forecast}
 CFG = 'etc/python/cert-verification.cfg'
 BACKUP = '.1.2026-01-01@00:00:00~'
 DROPIN_DIR = 'etc/systemd/system/legacy-app.service.d'
@@ -188,6 +190,14 @@ CASES = {
     'ca-content-private-key': ('ca_trust', dict(cas=[dict(name='acme', content=Pem('acme.key', 'acme'))]), rhel),
     'ca-content-two-certificates': ('ca_trust', dict(cas=[dict(name='acme', content=Pem('acme', 'other'))]), rhel),
     'ca-content-not-a-ca': ('ca_trust', dict(cas=[dict(name='acme', content=Pem('leaf'))]), rhel),
+    'fc-ca-name-control': ('verification_forecast', dict(cas=[dict(name='\x1b[31m', content=Pem('acme'))]), None),
+    'fc-ca-content-garbage': ('verification_forecast', dict(cas=[dict(name='acme', content='see the wiki')]), None),
+    'fc-ca-content-private-key': ('verification_forecast', dict(cas=[dict(name='acme', content=Pem('acme.key', 'acme'))]),
+                                  None),
+    'fc-ca-content-not-a-ca': ('verification_forecast', dict(cas=[dict(name='acme', content=Pem('leaf'))]), None),
+    'fc-ca-content-expired': ('verification_forecast', dict(cas=[dict(name='acme', content=Pem('expired'))]), None),
+    'fc-ca-services-bad': ('verification_forecast', dict(cas=[dict(name='acme', content=Pem('acme'),
+                                                                   services=['legacy app'])]), None),
     'ca-content-no-constraints': ('ca_trust', dict(cas=[dict(name='acme', content=Pem('plain'))]), rhel),
     'ca-content-expired': ('ca_trust', dict(cas=[dict(name='acme', content=Pem('expired'))]), rhel),
     'ca-content-not-yet-valid': ('ca_trust', dict(cas=[dict(name='acme', content=Pem('future'))]), rhel),

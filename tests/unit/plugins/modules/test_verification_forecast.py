@@ -12,6 +12,7 @@ import sys
 import pytest
 
 from ansible_collections.pep493.https.plugins.modules import verification_forecast
+from ansible_collections.pep493.https.tests.unit import ca_pki
 from ansible_collections.pep493.https.tests.unit import tls_servers
 from ansible_collections.pep493.https.tests.unit.tree import write
 
@@ -29,6 +30,10 @@ from ansible_collections.pep493.https.tests.unit.tree import write
     (dict(keep_unverified=['']), 'keep_unverified: '),
     (dict(endpoints=[dict(endpoint='host:70000')]), 'endpoints[0].endpoint'),
     (dict(endpoints=[dict(endpoint='host', services=['a b'])]), 'endpoints[0].services: '),
+    (dict(cas=[dict(name='acme', content='junk')]), 'cas[0].content: holds no certificate'),
+    (dict(cas=[dict(name='acme', content=ca_pki.text('leaf'))]), "cas[0].content: 'CN = leaf.example' is not a CA"),
+    (dict(cas=[dict(name='acme', content=ca_pki.text('acme'), services=['a b'])]), 'cas[0].services: '),
+    (dict(cas=[dict(name='\x1b[31m', content=ca_pki.text('acme'))]), "cas[0].name '\\x1b[31m': give the name"),
 ])
 def test_bad_input_is_refused_naming_it(run_module, args, words):
     result = run_module.fail(verification_forecast, args)
@@ -56,6 +61,27 @@ def test_host_wide_endpoints_are_probed_with_the_given_interpreter(run_module, t
     assert wide['verdict'] == 'already_failing'       # a clean environment verifies by default
     assert result['summary']['probed_endpoints'] == 2
     assert result['summary']['already_failing'] == 1
+
+
+def test_a_configured_ca_that_fixes_an_untrusted_endpoint_is_named_and_proven(run_module, tmp_path):
+    certs = tls_servers.make_certificates(str(tmp_path))
+    server = tls_servers.Server('tls', certs['private'])
+    with open(certs['ca'][0]) as handle:
+        ca = handle.read()
+    try:
+        result = run_module.ok(verification_forecast, dict(
+            interpreter=sys.executable, services=[], timeout=5, cas=[dict(name='forecast-test-ca', content=ca)],
+            endpoints=[dict(endpoint='127.0.0.1:%d' % server.port, server_name='localhost')]))
+    finally:
+        server.close()
+    wide = result['host_wide']
+    [endpoint] = wide['endpoints']
+    assert endpoint['result'] == 'untrusted' and endpoint['fixed_by'] == 'forecast-test-ca'
+    assert endpoint['trust']['result'] == 'ok' and 'certificate' not in endpoint
+    assert wide['verdict'] == 'ok' and wide['fixed_by'] == ['forecast-test-ca']
+    assert wide['why'].startswith('fixed by trusting forecast-test-ca: ')
+    assert result['summary']['fixed'] == 1 and result['summary']['ok'] == 1
+    assert result['summary']['findings'] == ['host-wide scripts: fixed by trusting forecast-test-ca']
 
 
 def test_under_root_services_are_listed_and_nothing_is_run(run_module, tmp_path):

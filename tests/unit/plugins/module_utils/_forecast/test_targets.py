@@ -294,3 +294,31 @@ def test_a_service_without_an_interpreter_is_unknown_with_why():
     entry = forecast.target_report(target)
     assert entry['verdict'] == 'unknown'
     assert entry['endpoints'][0]['error'] == 'not probed: it runs in its own root'
+
+
+def test_an_endpoint_a_configured_ca_fixes_counts_as_its_second_probe_saw_it():
+    fixed = target_with(['untrusted', 'untrusted'])
+    first, second = fixed.endpoints
+    first.update(fixed_by='acme', trust=dict(ca='acme', matched_by='issuer name and key identifier', result='ok',
+                                             error=None, requests=None))
+    found, why = forecast.verdict(fixed, False)
+    assert found == 'would_break' and '10.0.0.2:443' in why     # the second endpoint still breaks
+    second.update(fixed_by='acme', trust=dict(first['trust']))
+    found, why = forecast.verdict(fixed, False)
+    assert (found, why) == ('ok', 'fixed by trusting acme: every endpoint passes verification, its name checked '
+                                  'once it is trusted')
+    assert forecast.after_trust(first)['result'] == 'ok' and first['result'] == 'untrusted'
+
+
+def test_the_summary_counts_and_names_what_configured_cas_fix_and_what_they_leave():
+    fixed = dict(service='agent.service', verdict='ok', policy_verifies=True, fixed_by=['acme'], endpoints=[], why='')
+    broken = dict(service='legacy.service', verdict='would_break', policy_verifies=True, fixed_by=[], why='', endpoints=[
+        dict(endpoint='10.0.0.1:443', result='untrusted', peer=dict(issuer='CN=Corp CA'), fixed_by=None,
+             trust=dict(ca='acme', matched_by='issuer name only', result='hostname_mismatch', error='wrong name',
+                        requests=None))])
+    summary = forecast.summarize([fixed, broken])
+    assert summary['fixed'] == 1 and summary['ok'] == 1 and summary['would_break'] == 1
+    assert summary['findings'] == [
+        'legacy.service: would break on 10.0.0.1:443 (untrusted); issuer CN=Corp CA; trusting acme (it names the '
+        'issuer, issuer name only) does not fix it: hostname_mismatch: wrong name',
+        'agent.service: fixed by trusting acme']
