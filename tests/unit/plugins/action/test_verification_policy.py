@@ -9,6 +9,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import io
+import os
 import re
 
 import pytest
@@ -364,6 +366,47 @@ def test_an_exception_whose_own_ca_does_not_fix_its_break_refuses_the_run():
         'names the issuer, issuer name only) does not fix it: untrusted: certificate verify failed (vendor.service has '
         'an exception that trusts a CA of its own, which stays as the policy gives it: put the CA that issued the '
         'certificate in it, or make it verify: false)')
+
+
+# docs/errors.md's rows for the policy role (module column "policy"): each is the message of a run
+# refused before anything is written; tests/unit/plugins/modules/test_errors_table.py checks the others
+ERRORS_TABLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', '..', '..', 'docs', 'errors.md')
+NOT_THE_ISSUER = forecast_entry('vendor.service', 'would_break')
+NOT_FIXED = forecast_entry('vendor.service', 'would_break', None,
+                           trust_record('O = Acme, CN = Acme Internal Root', 'untrusted'))
+# id: (the run's options, the forecast the stand-in module answers, the step that refuses it)
+POLICY_CASES = {
+    'policy-own-ca-not-the-issuer': (dict(exceptions=[TRUSTING], on_predicted_break='fail'),
+                                     forecast_answer(NOT_THE_ISSUER), steps.REFUSE_BREAKS),
+    'policy-own-ca-does-not-fix': (dict(exceptions=[TRUSTING], on_predicted_break='except'),
+                                   forecast_answer(NOT_FIXED), steps.REFUSE_BREAKS),
+}
+
+
+def policy_rows():
+    """{id: message} of docs/errors.md's rows whose module column is ``policy``."""
+    rows = {}
+    with io.open(ERRORS_TABLE, encoding='utf-8') as handle:
+        for line in handle:
+            match = re.match(r'^\| `([a-z0-9-]+)` \| policy \|.*\| `(.*)` \|\s*$', line)
+            if match:
+                rows[match.group(1)] = match.group(2).replace('\\|', '|')
+    return rows
+
+
+def test_every_policy_row_of_the_errors_table_has_a_case_and_every_case_a_row():
+    assert sorted(policy_rows()) == sorted(POLICY_CASES)
+
+
+@pytest.mark.parametrize('case', sorted(POLICY_CASES))
+def test_the_policy_refuses_with_the_documented_message_before_anything_is_written(case):
+    options, forecast, step = POLICY_CASES[case]
+    answers = dict(WRITERS_OK, verification_info=verification_info(CHANGED), verification_forecast=forecast)
+    calls, policy_run, failure = run(answers=answers, forecast=True, root='', **options)
+    assert failure is not None and failure.step == step
+    assert failure.msg == policy_rows()[case]
+    assert [name for name, dummy in calls] == ['verification_forecast']
+    assert policy_run.forecast_result['granted'] == []
 
 
 @pytest.mark.parametrize('check_mode', [False, True])
