@@ -294,7 +294,7 @@ CASES = {
 }
 
 
-def table_rows(modules=MODULES):
+def table_rows(modules=tuple(MODULES)):
     """{id: message} from docs/errors.md (rows ``| `id` | module | input | `message` |``) whose module
     is one of ``modules`` (None: every row; the policy role's rows are checked by
     tests/unit/plugins/action/test_verification_policy.py, on the controller's Python)."""
