@@ -14,9 +14,9 @@ APT_PACKAGES ?= podman runc debootstrap openssl shellcheck chromium
 ANSIBLE_WHEEL ?= 14.5.0
 ANSIBLE_WHEEL_LEGACY ?= 9.13.0
 COLLECTIONS ?= containers.podman community.general community.library_inventory_filtering_v1 ansible.posix
-# The runner check in `make test`: Python 2.7 and 3.6 (the cells that need the runner), pipelining
-# on and off; `make runner-full` adds 3.7, 3.8 and 3.12 and the other seven modes (about 30 min here)
-RUNNER_ARGS ?= --targets 2.7,3.6 --modes pipelining,no-pipelining
+# The runner check in `make test`: Python 2.7, 3.6 (RHEL 7) and 3.12 (a current host), pipelining
+# on and off; `make runner-full` adds 3.7 and 3.8 and the other seven modes (about 30 min here)
+RUNNER_ARGS ?= --targets 2.7,3.6,3.12 --modes pipelining,no-pipelining
 # ansible-core 2.19 and 2.20 (between .venv-legacy's 2.16 and .venv's 2.21; tools/core-venv): the
 # sanity tests that read the collection with each release's own rules, and the unit tests of the
 # code that runs inside ansible-core on the controller (action plugins, argument checks, payload)
@@ -58,7 +58,7 @@ help:
 	@echo "make faults       fault tests + short fuzz (tests/faults/run); make fuzz: the long fuzz profile"
 	@echo "make images       local container images (molecule/images/build); make molecule: molecule/run"
 	@echo "make report       the fleet report on the demo fleet, checked in headless Chromium"
-	@echo "make runner       every module from 2.16, 2.19, 2.20, 2.21 on Python 2.7 and 3.6 against 2.16's own payload"
+	@echo "make runner       every module from 2.16, 2.19, 2.20, 2.21 on Python 2.7, 3.6, 3.12 against 2.16's own payload"
 	@echo "                  (tests/runner/run $(RUNNER_ARGS)); make runner-full: every target and mode"
 	@echo "make compat       sanity (compile, validate-modules) and the controller-side units with ansible-core 2.19 and 2.20"
 	@echo "make bench        benchmarks/run; make demo: tools/demo"

@@ -13,13 +13,12 @@ Each pair alternates run by run for several rounds; medians are compared as rati
    plugins (a copy of the collection without plugins/action: ansible-core's normal action, its own
    payload). Against it: the action plugin with 2.16's own payload (PEP493_HTTPS_RUNNER=never: what
    the controller-side check costs), the runner on the same controller (always), and ansible-core
-   2.21 through the runner as it chooses it (auto; the run's first call, which tries 2.21's own
-   payload first, is reported apart).
+   2.21 with the default (auto: the runner too; the run's first call is reported apart).
 
 A task's time is the per-host time of the bench_timer callback: from the worker starting it to its
 result, the controller's part included. Each playbook runs the same no-change call CALLS times on a
 throw-away root (the local connection, nothing outside the checkout); its first call is left out of
-the median (on 2.21 it is the one that tries ansible-core's own payload first).
+the median (the first call of a run pays for what a run starts once).
 
     .venv/bin/python benchmarks/runner_cost.py [--rounds 9] [--calls 8] [--reps 40] [--targets 2.7,3.6]
         [--modules cert_verification,verification_info] [--record benchmarks/runner_cost.md]

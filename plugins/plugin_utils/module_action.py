@@ -2,30 +2,26 @@
 # Copyright: (c) pep493.https contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The action plugin every module of the collection has (and the policy's, for each module it runs):
-the module's arguments are checked on the controller, then the module runs through ansible-core's own payload wherever the controller's
-ansible-core runs on the target's Python, and through the collection's runner where it does not
-(ansible-core 2.19+ and Python 2.7 or 3.6 - 3.8: RHEL/CentOS 7 as it is, RHEL 8's platform-python).
+the module's arguments are checked on the controller, then the module runs through the collection's
+runner: one small script carrying only the collection's code (a stand-in for the part of
+AnsibleModule the modules use, behaving as ansible-core 2.16's does, and the module_utils the
+module needs) and the arguments, on every target Python from 2.7.5 to 3.14 and from every
+controller alike. Its call costs less than half of one through ansible-core's own payload, which
+compiles ``basic.py`` and its imports on the target at every call (benchmarks/runner_cost.py,
+benchmarks/fleet_sim.py).
 
-How the action learns which: it does not ask. It runs ansible-core's own payload; when that
-payload cannot start on the target's Python - one of the exact ways ansible-core's payload fails
-there (a SyntaxError in the payload itself, "Ansible requires Python 3.9 or newer on the target"),
-before any of the module's code ran - it runs the module through the runner and notes the host and
-interpreter for the rest of the run (in ansible-core's per-run local temp folder), so each later
-task there goes to the runner directly. Cost: nothing on a host whose Python the controller
-supports (most of a fleet: a probe first would cost every host one more round trip per run), and
-one round trip more, once per run, on each host that needs the runner. An async task cannot
-start that way (ansible-core's async wrapper would leave its files behind): on a host not yet
-known, it costs one probe of the interpreter's version first.
+ansible-core's own payload runs an ``async`` task (the runner runs in the foreground only), on a
+target whose Python the controller's ansible-core supports: one probe of the interpreter's version
+first decides; elsewhere the task fails, saying why. ``PEP493_HTTPS_RUNNER=never`` runs every call
+through ansible-core's own payload (the reference of the differential check, tests/runner).
 """
 
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import inspect
 import json
 import os
-import re
 
 from ansible import constants as C
 from ansible.errors import AnsibleActionFail, AnsibleError
@@ -41,8 +37,8 @@ from ansible_collections.pep493.https.plugins.plugin_utils import runner_payload
 
 display = Display()
 
-# auto (the default): as described above; always / never: the runner, or ansible-core's own
-# payload, whatever the target (for the collection's own tests and benchmarks)
+# auto (the default): the runner, and for an async task ansible-core's own payload where it runs;
+# always: the runner, async refused; never: ansible-core's own payload (tests/runner's reference)
 RUNNER_SETTING = 'PEP493_HTTPS_RUNNER'
 RUNNER_MODES = ('auto', 'always', 'never')
 # Looked for after ansible-core's own list, which from 2.19 on stops at 3.9 (3.8): the Pythons of
@@ -50,31 +46,8 @@ RUNNER_MODES = ('auto', 'always', 'never')
 OLD_PYTHONS = ['python3.8', 'python3.7', 'python3.6', '/usr/bin/python3', '/usr/libexec/platform-python',
                'python2.7', '/usr/bin/python', 'python']
 FALLBACK_VAR = 'ansible_interpreter_python_fallback'
-# How ansible-core's own payload fails on a Python it no longer runs on, before the module ran:
-# 2.17+ on 2.7 and 3.6, 2.19+ on 3.7 - the payload does not compile; basic.py refuses - 2.18 on 3.7
-# ("ansible-core requires a minimum of Python version 3.8"), 2.20+ on 3.8
-REFUSED_MESSAGE = re.compile(r'^(Ansible requires Python \d+(\.\d+)* or newer on the target\.'
-                             r'|ansible-core requires a minimum of Python version \d+(\.\d+)*\. Current version: )')
-SYNTAX_ERROR = 'SyntaxError: '
-FILE_LINE = re.compile(r'File "([^"]*)", line \d+')
-# Where such a SyntaxError is: ansible-core's payload wrapper, or its own module_utils in the payload
-PAYLOAD_FILE = re.compile(r'^(<stdin>|.*/AnsiballZ_[^/]*\.py|.*/ansible/module_utils/.*)$')
-CACHE_FOLDER = 'pep493_https_runner'
 RUNNER_FILE = 'pep493_https_%s.py'
 COLLECTION = 'pep493.https.'
-
-
-def payload_refused(result):
-    """Whether ``result`` is ansible-core's own payload failing to start on the target's Python."""
-    if not result.get('failed'):
-        return False
-    if REFUSED_MESSAGE.match(str(result.get('msg', ''))):
-        return True
-    stderr = str(result.get('module_stderr') or '')
-    if str(result.get('module_stdout') or '').strip() or SYNTAX_ERROR not in stderr:
-        return False
-    files = FILE_LINE.findall(stderr[:stderr.rindex(SYNTAX_ERROR)])
-    return bool(files) and bool(PAYLOAD_FILE.match(files[-1]))
 
 
 def module_args_json(args):
@@ -116,28 +89,13 @@ class CollectionModules(ActionBase):
         mode = os.environ.get(RUNNER_SETTING, 'auto')
         if mode not in RUNNER_MODES:
             raise AnsibleActionFail('%s=%r: use one of %s' % (RUNNER_SETTING, mode, ', '.join(RUNNER_MODES)))
-        call = (module, action_name, checked)
         if mode == 'never':
             return self._own_payload(action_name, args, task_vars, wrap_async)
         interpreter, discovery = self._configured_interpreter(task_vars)
-        if mode == 'always':
-            return self._through_runner(call, interpreter or self._discover(task_vars, discovery), task_vars, wrap_async)
-        if interpreter is not None and self._known_runner_target(task_vars, interpreter):
-            return self._through_runner(call, interpreter, task_vars, wrap_async)
-        if wrap_async:
-            interpreter = interpreter or self._discover(task_vars, discovery)
-            if self._probe_refuses(interpreter):
-                self._remember_runner_target(task_vars, interpreter)
-                return self._through_runner(call, interpreter, task_vars, wrap_async)
+        interpreter = interpreter or self._discover(task_vars, discovery)
+        if wrap_async and mode == 'auto' and not self._probe_refuses(interpreter):
             return self._own_payload(action_name, args, task_vars, wrap_async)
-        own = self._own_payload(action_name, args, task_vars, wrap_async)
-        if not payload_refused(own):
-            return own
-        interpreter = self._used_interpreter.replace('#!', '', 1).strip()
-        display.vvv('%s: ansible-core cannot run its own module payload on %s here; running the module '
-                    'through the collection runner' % (action_name, interpreter))
-        self._remember_runner_target(task_vars, interpreter)
-        return self._through_runner(call, interpreter, task_vars, wrap_async)
+        return self._through_runner((module, action_name, checked), interpreter, task_vars, wrap_async)
 
     def _own_payload(self, action_name, args, task_vars, wrap_async):
         with self._old_pythons_too(task_vars):
@@ -188,7 +146,7 @@ class CollectionModules(ActionBase):
         return found
 
     def _probe_refuses(self, interpreter):
-        """Whether the controller's own payload cannot run on ``interpreter`` (asked once, for async)."""
+        """Whether the controller's own payload cannot run on ``interpreter`` (asked for an async task)."""
         command = self._connection._shell.build_module_command(
             '', '#!' + interpreter, '') + " -c 'import sys; print(\"%d %d\" % sys.version_info[:2])'"
         found = self._low_level_execute_command(command, sudoable=False)
@@ -197,21 +155,6 @@ class CollectionModules(ActionBase):
         except (ValueError, IndexError):
             return False  # no answer: ansible-core's own payload gives its own error
         return len(version) == 2 and not controller_runs(version)
-
-    # --- the targets that need the runner, for the rest of the run --------------------------------
-    def _target_note(self, task_vars, interpreter):
-        host = self._task.delegate_to or task_vars.get('inventory_hostname')
-        key = json.dumps([str(host), str(self._get_remote_addr(task_vars)), interpreter])
-        return os.path.join(C.DEFAULT_LOCAL_TMP, CACHE_FOLDER, 'targets', hashlib.sha256(key.encode('utf-8')).hexdigest())
-
-    def _known_runner_target(self, task_vars, interpreter):
-        return os.path.exists(self._target_note(task_vars, interpreter))
-
-    def _remember_runner_target(self, task_vars, interpreter):
-        note = self._target_note(task_vars, interpreter)
-        os.makedirs(os.path.dirname(note), mode=0o700, exist_ok=True)
-        with open(note, 'w', encoding='utf-8'):
-            pass
 
     # --- the runner ------------------------------------------------------------------------------
     def _request(self, module, action_name, checked, task_vars):

@@ -6,10 +6,12 @@
 For each controller (ansible-core 2.16, 2.19, 2.20, 2.21; 2.17 and 2.18 when asked), target Python
 (2.7, 3.6, 3.12; 3.7 and 3.8 when asked) and mode (MODES: pipelining on and off, become through su
 with and without pipelining, -vvv with tracebacks, ANSIBLE_KEEP_REMOTE_FILES, interpreter discovery,
-async), scenarios.yml runs every module with the local connection against a fresh throw-away tree:
+async), scenarios.yml runs every module, as a user's task runs it (through the runner; async through
+ansible-core's own payload where that runs), with the local connection against a fresh throw-away tree:
 normal calls, check mode, diff, bad arguments, warnings, no_log, the task's environment. Each task's
 result (as the callbacks get it), the warnings it shows and the tree left behind are compared with
-what ansible-core 2.16's own payload gives on the same target in the same mode; only what must
+what ansible-core 2.16's own payload gives on the same target in the same mode (the reference run
+``2.16-own``: PEP493_HTTPS_RUNNER=never); only what must
 differ is normalised (NORMALISED below). Every run must also leave no temp file behind (remote and
 local temp folders, the modules' TMPDIR) and put no module argument on a command line the connection
 runs (the callback wraps the local connection and records them). Exits 1 on any difference.
@@ -31,6 +33,8 @@ ROOT = os.environ.get('PEP493_ROOT') or os.path.abspath(os.path.join(os.path.dir
 HERE = os.path.join(ROOT, 'tests', 'runner')
 CONTROLLERS = {
     '2.16': os.environ.get('PEP493_VENV_LEGACY', os.path.join(ROOT, '.venv-legacy')),
+    # the reference: 2.16 with every call through ansible-core's own payload (PEP493_HTTPS_RUNNER=never)
+    '2.16-own': os.environ.get('PEP493_VENV_LEGACY', os.path.join(ROOT, '.venv-legacy')),
     '2.19': os.path.join(ROOT, '.cache', 'venv-2.19.14'),
     '2.20': os.path.join(ROOT, '.cache', 'venv-2.20.10'),
     '2.21': os.environ.get('PEP493_VENV', os.path.join(ROOT, '.venv')),
@@ -61,7 +65,7 @@ MODES = {
 }
 # Strings only module arguments contain: none may appear on a command line the connection runs
 ARGUMENT_MARKERS = ('runner-marker-7d1f', 'CHG-4711', 'ambari.example.com', 'no-such-user-pep493', 'colour', 'u=rwz')
-BASELINE = '2.16'
+BASELINE = '2.16-own'
 
 JUNK_CFG = b'verify=disable\n[https]\nverify=enable\nthis line is junk\n'
 UNITS = {
@@ -142,7 +146,9 @@ def tree_state(root):
 #  - Python's type names in the controller's argument checks: ansible-core 2.19+ says "str"
 #    where 2.16 said "<class 'str'>" (the controller's own validator, as for its own modules), and
 #    the list of valid booleans, a set printed in no set order (it differs from run to run on 2.16 too);
-#  - the "(traceback unavailable)" exception ansible-core 2.19+ gives every failure without a traceback;
+#  - the "(traceback unavailable)" or "(traceback missing)" exception ansible-core 2.19+ give every
+#    failure without a traceback from the target (2.21: a failure of the action itself too), and the
+#    controller's frames they chain after it;
 #  - time stamps written into a file (the record of a file before its first change, the UTC record
 #    of its backups, which also names each backup by its pid and local time) and into a result (when
 #    the verdict and the forecast were made: `audited`, `forecasted`);
@@ -150,7 +156,7 @@ def tree_state(root):
 #    and the forecast as cacheable facts, what was applied for the play), so its result's
 #    `ansible_facts` holds them all; 2.16 - 2.20 get only the cacheable ones there and the role
 #    keeps the rest with set_fact. The facts themselves are compared: they are in the result too;
-#  - where ansible-core's own payload ran on both sides (the 3.12 target), the tracebacks each
+#  - where ansible-core's own payload ran on both sides (PEP493_HTTPS_RUNNER=never), the tracebacks each
 #    version's own AnsibleModule captures (2.19+ capture one for every failure when asked to);
 #  - in the module results verification_policy keeps (it runs the modules itself), the keys
 #    ansible-core 2.19+ writes into every module result it hands an action, whichever payload ran
@@ -178,8 +184,10 @@ def normalise_text(text):
 
 
 def normalise_traceback(text):
-    """Only the collection's own frames, by file and function (None: no traceback from the target)."""
-    text = text.split('\n\nThe above target exception was the direct cause')[0]
+    """Only the collection's own frames, by file and function (None: no traceback from the target).
+    What ansible-core 2.19+ chain after it (the controller's own frames, for a failure the target
+    or the action itself reported) is each version's own."""
+    text = re.split(r'\n\nThe above (?:target|action) exception was the direct cause', text)[0]
     if text.strip() in ('(traceback missing)', '(traceback unavailable)'):
         return None
     frames = re.findall(r'File "[^"]*?(ansible_collections/pep493/[^"]+)", line \d+, in (\S+)', text)
@@ -227,6 +235,7 @@ def one_run(controller, target, mode, work, ca):
     settings = MODES[mode]
     env = dict(os.environ)
     env.update(settings['env'])
+    env['PEP493_HTTPS_RUNNER'] = 'never' if controller == BASELINE else 'auto'
     interpreter = ['-e', 'ansible_python_interpreter=%s' % TARGETS[target]]
     if settings.get('discovery'):
         os.makedirs(os.path.join(work, 'bin'))
@@ -292,7 +301,8 @@ def async_outcome(controller, target, facts):
     problems = []
     for record in facts['records']:
         refused = 'cannot run asynchronously' in str(record['result'].get('msg', ''))
-        runner_target = controller != BASELINE and target in ('2.7', '3.6')
+        # an async task runs through ansible-core's own payload where that runs (2.16 everywhere), else it is refused
+        runner_target = controller not in (BASELINE, '2.16') and target in ('2.7', '3.6')
         if record['task'].startswith('async'):
             if runner_target and not (record['status'] == 'failed' and refused):
                 problems.append('%s: not refused clearly: %s' % (record['task'], record['result'].get('msg')))
@@ -392,8 +402,8 @@ def main():
     print('\ncontroller  target  mode                  calls  through the runner  differences')
     for controller, target, mode, calls, runner, differences in summary:
         print('%-10s  %-6s  %-20s  %5d  %18d  %11d' % (controller, target, mode, calls, runner, differences))
-    print('compared: %d calls in %d runs against ansible-core %s\'s own payload; %s'
-          % (sum(row[3] for row in summary), len(summary), BASELINE, 'DIFFERENCES' if failed else 'no difference'))
+    print('compared: %d calls in %d runs against ansible-core 2.16\'s own payload; %s'
+          % (sum(row[3] for row in summary), len(summary), 'DIFFERENCES' if failed else 'no difference'))
     return 1 if failed else 0
 
 

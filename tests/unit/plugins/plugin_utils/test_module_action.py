@@ -1,8 +1,8 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) pep493.https contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The controller's side of the runner: how the action recognises ansible-core's own payload failing
-to start on the target's Python, the task's arguments checked on the controller (paths and
+"""The controller's side of the runner: which way a call runs (the runner; ansible-core's own payload
+for an async task where it runs), the task's arguments checked on the controller (paths and
 environment fallbacks left to the target), and the payload (only the collection's code, the
 arguments inside it, run from stdin by any target Python found here)."""
 
@@ -20,48 +20,67 @@ import pytest
 from ansible import constants as C
 from ansible_collections.pep493.https.plugins.plugin_utils import module_action, runner_payload, task_args
 
-# ansible-core's own payload on a Python it does not run on, as 2.17 - 2.21 report it (tests/runner/run saw these)
-REFUSALS = [
-    dict(failed=True, rc=1, module_stdout='', msg='Module result deserialization failed: No start of json char found',
-         module_stderr='  File "/home/u/.ansible/tmp/ansible-tmp-1.2-3-4/AnsiballZ_cert_verification.py", line 40\n'
-                       '    zip_data: str,\n            ^\nSyntaxError: invalid syntax\n'),
-    dict(failed=True, rc=1, module_stdout='', msg='MODULE FAILURE',
-         module_stderr='  File "<stdin>", line 3\nSyntaxError: future feature annotations is not defined\n'),
-    dict(failed=True, rc=1, module_stdout='', msg='Module result deserialization failed: No start of json char found',
-         module_stderr='Traceback (most recent call last):\n  File "<stdin>", line 274, in <module>\n  File '
-                       '"/tmp/ansible_x_payload_1/ansible_x_payload.zip/ansible/module_utils/_internal/__init__.py", line 50\n'
-                       '    def import_controller_module(_module_name: str, /) -> t.Any:\n'
-                       '                                                    ^\nSyntaxError: invalid syntax\n'),
-    dict(failed=True, msg='Ansible requires Python 3.9 or newer on the target. Current version: 3.8.18 (default) [GCC 12.2.0]'),
-    dict(failed=True, msg='ansible-core requires a minimum of Python version 3.8. Current version: 3.7.16 (default) [GCC]'),
-    dict(failed=True, rc=1, module_stdout='', msg='MODULE FAILURE\nSee stdout/stderr for the exact error',
-         module_stderr='Traceback (most recent call last):\n  File "/tmp/ansible_ping_payload_kol8nhau/ansible_ping_payload.zip/'
-                       'ansible/module_utils/basic.py", line 5\nSyntaxError: future feature annotations is not defined\n'),
-]
-NOT_REFUSALS = [
-    dict(changed=False),
-    dict(failed=True, msg='Nothing was changed: verify=maybe'),
-    dict(failed=True, rc=1, module_stdout='', msg='MODULE FAILURE',
-         module_stderr='Traceback (most recent call last):\n  File "/opt/app.py", line 1\nSyntaxError: invalid syntax\n'),
-    dict(failed=True, rc=127, module_stdout='', msg='The module interpreter was not found',
-         module_stderr='/bin/sh: /usr/bin/python3: not found\n'),
-    dict(failed=True, rc=1, module_stdout='{"x": 1}', module_stderr='  File "<stdin>", line 3\nSyntaxError: x\n'),
-    # a SyntaxError in the collection's own code (pipelined: the payload's frames are <stdin>) is not the payload's
-    dict(failed=True, rc=1, module_stdout='', msg='MODULE FAILURE',
-         module_stderr='Traceback (most recent call last):\n  File "<stdin>", line 107, in <module>\n  File "/tmp/'
-                       'ansible_x_payload_1/ansible_x_payload.zip/ansible_collections/pep493/https/plugins/module_utils/'
-                       '_host/files.py", line 9\n    x = \n        ^\nSyntaxError: invalid syntax\n'),
-]
+
+class Routed(module_action.CollectionModules):
+    """The action's choice of way alone: each way records itself instead of running."""
+
+    def __init__(self, refuses, interpreter='/usr/bin/python'):  # pylint: disable=super-init-not-called
+        self.refuses = refuses
+        self.interpreter = interpreter
+        self.ways = []
+
+    def run(self, tmp=None, task_vars=None):
+        return {}
+
+    def _configured_interpreter(self, task_vars):
+        return (self.interpreter, None) if self.interpreter else (None, 'auto')
+
+    def _discover(self, task_vars, discovery_mode):
+        self.ways.append('discovery')
+        return '/usr/libexec/platform-python'
+
+    def _probe_refuses(self, interpreter):
+        self.ways.append('probe')
+        return self.refuses
+
+    def _own_payload(self, action_name, args, task_vars, wrap_async):
+        self.ways.append('own payload')
+        return {}
+
+    def _through_runner(self, call, interpreter, task_vars, wrap_async):
+        self.ways.append('runner on %s' % interpreter)
+        return {}
 
 
-@pytest.mark.parametrize('result', REFUSALS)
-def test_the_own_payload_refusals_are_recognised(result):
-    assert module_action.payload_refused(result)
+@pytest.mark.parametrize('mode,wrap_async,refuses,ways', [
+    # every call through the runner, whatever the target; no probe, no round trip more
+    ('auto', False, False, ['runner on /usr/bin/python']),
+    ('auto', False, True, ['runner on /usr/bin/python']),
+    # async: ansible-core's own payload where it runs; elsewhere the runner, which refuses it saying why
+    ('auto', True, False, ['probe', 'own payload']),
+    ('auto', True, True, ['probe', 'runner on /usr/bin/python']),
+    ('always', True, False, ['runner on /usr/bin/python']),
+    ('never', False, True, ['own payload']),
+    ('never', True, True, ['own payload']),
+])
+def test_which_way_a_call_runs(monkeypatch, mode, wrap_async, refuses, ways):
+    monkeypatch.setenv(module_action.RUNNER_SETTING, mode)
+    action = Routed(refuses)
+    action._execute('cert_verification', 'pep493.https.cert_verification', None, {}, {}, wrap_async)
+    assert action.ways == ways
 
 
-@pytest.mark.parametrize('result', NOT_REFUSALS)
-def test_other_failures_are_left_as_they_are(result):
-    assert not module_action.payload_refused(result)
+def test_the_runner_runs_on_the_discovered_interpreter_when_none_is_set(monkeypatch):
+    monkeypatch.delenv(module_action.RUNNER_SETTING, raising=False)
+    action = Routed(False, interpreter=None)
+    action._execute('cert_verification', 'pep493.https.cert_verification', None, {}, {}, False)
+    assert action.ways == ['discovery', 'runner on /usr/libexec/platform-python']
+
+
+def test_an_unknown_setting_is_refused_naming_it(monkeypatch):
+    monkeypatch.setenv(module_action.RUNNER_SETTING, 'sometimes')
+    with pytest.raises(module_action.AnsibleActionFail, match="PEP493_HTTPS_RUNNER='sometimes': use one of auto, always, never"):
+        Routed(False)._execute('cert_verification', 'pep493.https.cert_verification', None, {}, {}, False)
 
 
 @pytest.mark.parametrize('version,runs', [((2, 7), False), ((3, 6), False), ((3, 8), None), ((3, 9), True), ((3, 13), True)])
