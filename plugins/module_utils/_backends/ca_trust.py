@@ -50,7 +50,7 @@ def apply(module, changes, euid, done):
                 safe_file.write_atomic(module, item.path, item.new, check=read_back_check(item), mode=store.ANCHOR_MODE)
             else:
                 safe_file.split_hard_link(module, item.path, item.old)
-            if item.old_mode not in (None, store.ANCHOR_MODE):
+            if item.wrong_mode():
                 try:
                     os.chmod(item.path, store.ANCHOR_MODE)
                 except OSError as exc:
@@ -64,17 +64,6 @@ def apply(module, changes, euid, done):
         else:
             safe_file.remove_file(module, item.path)
         done.append('%s %s' % (item.path, item.action))
-
-
-def file_diff(item, euid):
-    before_header = item.path
-    if item.old_mode not in (None, store.ANCHOR_MODE):
-        before_header = '%s (mode %04o, becomes %04o)' % (item.path, item.old_mode, store.ANCHOR_MODE)
-    if item.foreign_owner(euid):
-        before_header += ' (owner %d:%d, becomes root:root)' % item.old_owner
-    return dict(before=safe_file.text_for_diff(item.old), after=safe_file.text_for_diff(item.new),
-                before_header=before_header if item.old is not None else '/dev/null',
-                after_header=item.path if item.new is not None else '/dev/null')
 
 
 def iso(moment):
@@ -227,6 +216,6 @@ def run(module):
     for warning in warnings(plans, result['cas'], proof):
         module.warn(warning)
     if module._diff and changes:
-        result['diff'] = [file_diff(item, euid) for item in changes]
+        result['diff'] = [item.diff(euid) for item in changes]
     result['msg'] = message(changes, update, stale, command, params, module.check_mode)
     module.exit_json(**result)

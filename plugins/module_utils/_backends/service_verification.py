@@ -138,9 +138,9 @@ def apply(module, changes, dropin_name, euid, done):
         if item.new is not None:
             if item.new != item.old and not module.check_mode:
                 write_dropin(module, item, folder)
-            elif (item.old_mode not in (None, plan.DROPIN_MODE) or item.foreign_owner(euid)) and not module.check_mode:
+            elif (item.wrong_mode() or item.foreign_owner(euid)) and not module.check_mode:
                 safe_file.split_hard_link(module, item.path, item.old)
-            if item.old_mode not in (None, plan.DROPIN_MODE) and not module.check_mode:
+            if item.wrong_mode() and not module.check_mode:
                 try:
                     os.chmod(item.path, plan.DROPIN_MODE)
                 except OSError as exc:
@@ -174,16 +174,6 @@ def write_dropin(module, item, folder):
         except safe_file.SafeFileError as exc:
             if exc.reason != 'folder-gone' or attempt == FOLDER_TRIES - 1:
                 raise
-
-
-def file_diff(item, euid):
-    before_header = item.path
-    if item.old_mode not in (None, plan.DROPIN_MODE):
-        before_header = '%s (mode %04o, becomes %04o)' % (item.path, item.old_mode, plan.DROPIN_MODE)
-    if item.foreign_owner(euid):
-        before_header += ' (owner %d:%d, becomes root:root)' % item.old_owner
-    return dict(before=safe_file.text_for_diff(item.old), after=safe_file.text_for_diff(item.new),
-                before_header=before_header, after_header=item.path if item.new is not None else '/dev/null')
 
 
 def bundle_diff(bundle):
@@ -351,8 +341,8 @@ def run(module):
                           result)
     if module._diff and changes:
         dropins = [item for item in changes if not isinstance(item, plan.HandmadePlan)]
-        result['diff'] = [file_diff(item, euid) for item in dropins if item.new != item.old or item.old_mode not in
-                          (None, plan.DROPIN_MODE) or item.foreign_owner(euid)]
+        result['diff'] = [item.diff(euid) for item in dropins
+                          if item.new != item.old or item.wrong_mode() or item.foreign_owner(euid)]
         result['diff'] += [bundle_diff(item.bundle) for item in dropins if item.bundle is not None
                            and item.bundle.changed]
         result['diff'].extend(dict(before=safe_file.text_for_diff(item.old), after=safe_file.text_for_diff(item.new),

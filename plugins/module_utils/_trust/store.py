@@ -116,37 +116,21 @@ def certificate_in(data):
     return found[0] if len(found) == 1 else None
 
 
-class AnchorPlan(object):
-    """What happens to one anchor file: ``request``, ``path`` (real) and ``host`` (under root),
-    ``old``/``new`` bytes (new None: removed), ``old_mode``/``old_owner``, ``action`` (created,
-    updated, removed, unchanged) and ``certificate``: the CA it is about (for a removal given
-    without content, the one read from the file; None when there is neither)."""
+class AnchorPlan(writeplan.FilePlan):
+    """What happens to one anchor file (FilePlan), with ``certificate``: the CA it is about (for a
+    removal given without content, the one read from the file; None when there is neither)."""
 
-    __slots__ = ('request', 'path', 'host', 'old', 'new', 'old_mode', 'old_owner', 'action', 'certificate')
+    __slots__ = ('certificate',)
+    MODE = ANCHOR_MODE
 
     def __init__(self, request, path, host, old):
-        self.request = request
-        self.path = path
-        self.host = host
-        self.old = old
-        self.new = None
-        self.old_mode = None
-        self.old_owner = None
-        self.action = 'unchanged'
+        super(AnchorPlan, self).__init__(request, path, host, old)
         self.certificate = request.certificate
-
-    @property
-    def changed(self):
-        return self.action != 'unchanged'
 
     @property
     def content_changed(self):
         """Whether the update must run: the bytes change (a mode or owner put right does not count)."""
         return self.changed and self.old != self.new
-
-    def foreign_owner(self, euid):
-        """A file of ours owned by someone else while we run as root: that user could change the CA."""
-        return euid == 0 and self.old_owner not in (None, (0, 0))
 
 
 def plan_anchor(files, family, request, euid=0):
@@ -189,7 +173,7 @@ def plan_anchor(files, family, request, euid=0):
         item.old_owner = (info.st_uid, info.st_gid)
     if old is None:
         item.action = 'created'
-    elif old != item.new or item.old_mode != ANCHOR_MODE or item.foreign_owner(euid):
+    elif old != item.new or item.wrong_mode() or item.foreign_owner(euid):
         item.action = 'updated'
     return item
 

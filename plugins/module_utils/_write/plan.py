@@ -22,6 +22,7 @@ from ansible_collections.pep493.https.plugins.module_utils._syntax import dropin
 from ansible_collections.pep493.https.plugins.module_utils._syntax import exceptions
 from ansible_collections.pep493.https.plugins.module_utils._syntax import optout
 from ansible_collections.pep493.https.plugins.module_utils._trust import service_bundle
+from ansible_collections.pep493.https.plugins.module_utils._write import safe_file
 
 DROPIN_MODE = 0o644
 FOLDER_MODE = 0o755
@@ -135,18 +136,17 @@ class BundlePlan(object):
         return 'created' if self.old is None else ('removed' if self.new is None else 'updated')
 
 
-class DropinPlan(object):
-    """What happens to one drop-in: ``request``, ``path`` (real) and ``host`` (under root),
-    ``old``/``new`` bytes (new None: removed), ``old_mode``/``old_owner``, ``action``
-    (created, updated, removed, unchanged), ``reason``/``expires`` read back, and ``bundle``:
-    the BundlePlan of the service's CA bundle (written or removed with it), or None."""
+class FilePlan(object):
+    """What happens to one file the collection owns (a drop-in, a CA anchor): ``request``, ``path``
+    (real) and ``host`` (under root), ``old``/``new`` bytes (new None: removed),
+    ``old_mode``/``old_owner`` and ``action`` (created, updated, removed, unchanged). ``MODE``: the
+    mode the file is written with, and put back to."""
 
-    __slots__ = ('request', 'path', 'host', 'old', 'new', 'old_mode', 'old_owner', 'action', 'reason', 'expires',
-                 'label', 'bundle')
+    __slots__ = ('request', 'path', 'host', 'old', 'new', 'old_mode', 'old_owner', 'action')
+    MODE = 0o644    # each kind names its own
 
     def __init__(self, request, path, host, old):
         self.request = request
-        self.label = request.label
         self.path = path
         self.host = host
         self.old = old
@@ -154,6 +154,41 @@ class DropinPlan(object):
         self.old_mode = None
         self.old_owner = None
         self.action = 'unchanged'
+
+    @property
+    def changed(self):
+        return self.action != 'unchanged'
+
+    def foreign_owner(self, euid):
+        """A file of ours owned by someone else while we run as root: that user could change it."""
+        return euid == 0 and self.old_owner not in (None, (0, 0))
+
+    def wrong_mode(self):
+        """Whether the file is there with a mode other than MODE (put right with the write)."""
+        return self.old_mode not in (None, self.MODE)
+
+    def diff(self, euid):
+        """The --diff entry, as ansible's own file modules give it: the path on both sides (the after
+        side /dev/null for a removal), a mode or owner put right named in the before header."""
+        before_header = self.path
+        if self.wrong_mode():
+            before_header = '%s (mode %04o, becomes %04o)' % (self.path, int(self.old_mode), self.MODE)
+        if self.foreign_owner(euid):
+            before_header += ' (owner %d:%d, becomes root:root)' % self.old_owner
+        return dict(before=safe_file.text_for_diff(self.old), after=safe_file.text_for_diff(self.new),
+                    before_header=before_header, after_header=self.path if self.new is not None else '/dev/null')
+
+
+class DropinPlan(FilePlan):
+    """What happens to one drop-in (FilePlan), with the ``reason``/``expires`` read back, and
+    ``bundle``: the BundlePlan of the service's CA bundle (written or removed with it), or None."""
+
+    __slots__ = ('reason', 'expires', 'label', 'bundle')
+    MODE = DROPIN_MODE
+
+    def __init__(self, request, path, host, old):
+        super(DropinPlan, self).__init__(request, path, host, old)
+        self.label = request.label
         self.reason = request.reason
         self.expires = request.expires
         self.bundle = None
@@ -161,14 +196,6 @@ class DropinPlan(object):
     @property
     def name(self):
         return self.request.name
-
-    @property
-    def changed(self):
-        return self.action != 'unchanged'
-
-    def foreign_owner(self, euid):
-        """A drop-in of ours owned by someone else while we run as root: that user could add lines."""
-        return euid == 0 and self.old_owner not in (None, (0, 0))
 
 
 def plan_dropin(files, unit_dir, dropin_name, request, euid=0):
@@ -211,7 +238,7 @@ def plan_dropin(files, unit_dir, dropin_name, request, euid=0):
             item.old_owner = (info.st_uid, info.st_gid)
     if old is None:
         item.action = 'created'
-    elif old != item.new or item.old_mode not in (None, DROPIN_MODE) or item.foreign_owner(euid) or \
+    elif old != item.new or item.wrong_mode() or item.foreign_owner(euid) or \
             (item.bundle is not None and item.bundle.changed):
         item.action = 'updated'
     return item

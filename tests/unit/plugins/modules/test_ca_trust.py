@@ -97,7 +97,9 @@ def test_check_mode_writes_nothing_and_diff_shows_each_file(run_module, tmp_path
     assert [entry['action'] for entry in result['cas']] == ['created', 'removed']
     assert 'would be changed' in result['msg']
     new, old = result['diff']
-    assert (new['before_header'], new['after_header'], new['before']) == ('/dev/null', anchor(root, 'debian', 'new'), '')
+    # as every file of the collection (and ansible's copy): a new file's before side is its path, empty
+    assert (new['before_header'], new['after_header'], new['before']) == (anchor(root, 'debian', 'new'),
+                                                                          anchor(root, 'debian', 'new'), '')
     assert new['after'] == store.render_anchor('new', cert('rekeyed')).decode('ascii')
     assert (old['before_header'], old['after_header'], old['after']) == (anchor(root, 'debian', 'old'), '/dev/null', '')
     assert old['before'].startswith(store.MARKER.decode('ascii'))

@@ -148,3 +148,25 @@ def test_a_dropin_removed_by_a_parallel_run_after_it_was_read_is_planned_from_wh
     monkeypatch.setattr(hostfiles.HostFiles, 'read_at', read_then_removed)
     item = plan.plan_dropin(files(tmp_path), UNIT_DIR, 'zz.conf', request)
     assert item.action == 'updated' and item.old_mode == 0o600
+
+
+class Request(object):
+    label = reason = expires = None
+
+
+@pytest.mark.parametrize('old,new,old_mode,old_owner,euid,before_header,after_header', [
+    (None, b'new\n', None, None, 0, '/p', '/p'),                                     # created
+    (b'old\n', None, 0o644, (0, 0), 0, '/p', '/dev/null'),                           # removed
+    (b'old\n', b'new\n', 0o600, (0, 0), 0, '/p (mode 0600, becomes 0644)', '/p'),    # mode put right
+    (b'old\n', b'old\n', 0o644, (1000, 1000), 0, '/p (owner 1000:1000, becomes root:root)', '/p'),
+    (b'old\n', b'old\n', 0o644, (1000, 1000), 1000, '/p', '/p'),                     # not root: owner left
+])
+def test_every_file_of_ours_has_one_diff_rule(old, new, old_mode, old_owner, euid, before_header, after_header):
+    """Drop-ins and CA anchors alike (FilePlan): the path on both sides, /dev/null after a removal,
+    a mode or owner put right named before."""
+    item = plan.DropinPlan(Request(), '/p', '/root/p', old)
+    item.new, item.old_mode, item.old_owner = new, old_mode, old_owner
+    diff = item.diff(euid)
+    assert (diff['before_header'], diff['after_header']) == (before_header, after_header)
+    assert (diff['before'], diff['after']) == ((old or b'').decode(), (new or b'').decode())
+    assert item.wrong_mode() is (old_mode not in (None, 0o644))
