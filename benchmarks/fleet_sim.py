@@ -314,13 +314,17 @@ def report(ns, steps, results, args, env, load, started):
                                                        other['cpu'] / big / (one['cpu'] / small),
                                                        other['pss'] / big / (one['pss'] / small)))
     lines += [''] + notes + ['']
+    way = os.environ.get('PEP493_HTTPS_RUNNER', 'auto')
     lines.append('%s; forks %d; local connection, pipelining, no fact gathering, one host tree per host under '
-                 '.cache/fleet-sim/; ansible-core %s, Python %s; %s, %d CPUs; load %.1f before, %.1f after; started '
+                 '.cache/fleet-sim/; the modules through %s (PEP493_HTTPS_RUNNER=%s); ansible-core %s, Python %s; '
+                 '%s, %d CPUs; load %.1f before, %.1f after; started '
                  '%s UTC. CPU: user + system of ansible-playbook and every descendant (the local connection runs the '
                  'modules as its children). Memory: the ansible-playbook process tree summed, sampled every %.1f s '
                  'from /proc/PID/smaps_rollup. Hosts changed: the audit\'s one is the report it writes on the '
                  'controller, counted under the host that runs those tasks once.'
-                 % ('N = ' + ', '.join(str(n) for n in ns), args.forks, ansible_version(env), platform.python_version(),
+                 % ('N = ' + ', '.join(str(n) for n in ns), args.forks,
+                    "ansible-core's own payload" if way == 'never' else 'the collection runner', way,
+                    ansible_version(env), platform.python_version(),
                     platform.platform(), os.cpu_count() or 0, load['before'][0], load['after'][0],
                     started.strftime('%Y-%m-%d %H:%M'), args.sample))
     for n in ns:

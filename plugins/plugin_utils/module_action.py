@@ -6,9 +6,8 @@ the module's arguments are checked on the controller, then the module runs throu
 runner: one small script carrying only the collection's code (a stand-in for the part of
 AnsibleModule the modules use, behaving as ansible-core 2.16's does, and the module_utils the
 module needs) and the arguments, on every target Python from 2.7.5 to 3.14 and from every
-controller alike. Its call costs less than half of one through ansible-core's own payload, which
-compiles ``basic.py`` and its imports on the target at every call (benchmarks/runner_cost.py,
-benchmarks/fleet_sim.py).
+controller alike. It is also the cheaper way: ansible-core's own payload compiles ``basic.py`` and
+its imports on the target at every call (benchmarks/runner_cost.py, benchmarks/fleet_sim.py).
 
 ansible-core's own payload runs an ``async`` task (the runner runs in the foreground only), on a
 target whose Python the controller's ansible-core supports: one probe of the interpreter's version
