@@ -1,8 +1,9 @@
 """reach: the collection's playbooks from ansible-core 2.21 against a host whose only Python is
-/usr/bin/python 2.7 give what ansible-core 2.16 gives there: the same exit codes, recaps, batch
-lines, audit reports and forecasts, and the same files on the host after every step; and what
-they do is right on its own (check mode changes nothing, enforce puts the policy in place, a
-second enforce changes nothing, rollback puts each host back)."""
+/usr/bin/python 2.7 (through the collection's runner) give what ansible-core 2.16 gives there
+through its own payload: the same exit codes, recaps, batch lines, audit reports and forecasts,
+and the same files on the host after every step; and what they do is right on its own (check mode
+changes nothing, enforce puts the policy in place, a second enforce changes nothing, rollback puts
+each host back)."""
 
 import json
 import os
@@ -76,6 +77,17 @@ def test_the_host_has_no_python_but_2_7(host):
     assert host.run("command -v python3").rc != 0
     assert host.run("ls /usr/bin/python3*").rc != 0
     assert host.check_output("/usr/bin/python -c 'import sys; print(sys.version_info[:2])'") == "(2, 7)"
+
+
+@pytest.mark.parametrize("controller,way,not_way", [
+    ("2.21", "pep493_https_verification_info.py", "AnsiballZ_"),
+    ("2.16", "AnsiballZ_verification_info.py", "pep493_https_verification_info.py"),
+])
+def test_each_controller_runs_the_modules_its_own_way(controller, way, not_way):
+    # 2.21 as a user gets it: the collection's runner; 2.16, the reference: ansible-core's own payload
+    ran = output(controller, "way")
+    assert not os.path.exists(kept(controller, "way.rc")), ran[-3000:]
+    assert way in ran and not_way not in ran
 
 
 @pytest.mark.parametrize("controller", CONTROLLERS)
