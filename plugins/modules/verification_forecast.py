@@ -47,12 +47,15 @@ description:
     O(interpreter) in a clean environment (C(PATH) and C(LC_ALL=C) only).
   - "Which configured CA fixes what: for an endpoint found V(untrusted) (by the standard library, or by requests with
     its bundle), its certificate is matched to the CAs of O(cas) that apply to it by issuer name and key identifier
-    (no signature is checked, so a match is only a candidate); the endpoint is then probed again by the same
+    (no signature is checked, so a match is only a candidate), or, when it names none of them and is not self-issued
+    (an intermediate CA issued it), every one of them is a candidate for the root of the chain the server sends;
+    the endpoint is then probed again by the same
     interpreter, verification on, with a bundle of the system bundle and that CA (as the service's bundle of
     M(pep493.https.service_verification) is made) named by C(SSL_CERT_FILE), and by C(REQUESTS_CA_BUNDLE) for a
     service's own CA, or for a host-wide CA where requests loads the system bundle. Only when that second probe
     passes is the CA the endpoint's fix (RV(services[].endpoints[].fixed_by)) and the verdict V(ok), \"fixed by
-    trusting\" it; a CA that names the issuer but does not pass leaves the break, and the reason says so. The
+    trusting\" it; a CA that names the issuer but does not pass leaves the break, and the reason says so (a CA
+    tried only for the chain and not passing is not reported). The
     bundles are written in a private temporary folder, removed afterwards; nothing is installed."
 author:
   - pep493.https maintainers (!UNKNOWN)
@@ -340,7 +343,8 @@ services:
               description: V(host) (a host-wide CA) or V(service) (a service's own).
               type: str
             matched_by:
-              description: V(issuer name and key identifier), or V(issuer name only) where no key identifier is there to compare.
+              description: V(issuer name and key identifier), V(issuer name only) where no key identifier is there to compare, or
+                V(as the root of the chain the server sent) where the certificate names another issuer (an intermediate).
               type: str
             result:
               description: The standard library's result with the CA, as RV(services[].endpoints[].result); null when not probed again.

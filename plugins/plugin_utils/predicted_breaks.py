@@ -175,7 +175,8 @@ def _plan_own_ca(entry, name, on_break, result):
     for item in breaks:
         text = describe(item)
         if not item['unfixed']:
-            text += '; the CA of its exception does not name that issuer'
+            text += ('; the CA of its exception does not name that issuer, nor is it proven the root of the chain the '
+                     'server sends')
         texts.append('%s (%s has an exception that trusts a CA of its own, which stays as the policy gives it: put '
                      'the CA that issued the certificate in it, or make it verify: false)' % (text, name))
     (result['warnings'] if on_break == 'warn' else result['problems']).extend(texts)

@@ -8,8 +8,10 @@ will trust: host-wide (no ``services``: ca_trust puts it into the system store) 
 services only (an exception's ``ca``: service_verification gives each a bundle of the system's CAs
 and that CA). For each endpoint the probe found ``untrusted`` (the standard library, or requests
 with its bundle), its certificate is matched to the CAs that apply to its target by issuer name
-and key identifier (``x509.issued_by``, which checks no signature: a match is only a candidate).
-The endpoint is then probed again by the same interpreter, verification on, with the CA as that
+and key identifier (``x509.issued_by``, which checks no signature: a match is only a candidate);
+a certificate that names none of them as its issuer (an intermediate CA issued it) and is not
+self-issued has every one of them as a candidate, for the root of the chain the server sends. The
+endpoint is then probed again by the same interpreter, verification on, with the CA as that
 target would get it: a bundle of the system bundle and the CA (``service_bundle.render_bundle``,
 the very bytes of a service's bundle) named by ``SSL_CERT_FILE``, and by ``REQUESTS_CA_BUNDLE``
 where requests would read it - always for a service's own CA, for a host-wide CA only where
@@ -35,6 +37,10 @@ from ansible_collections.pep493.https.plugins.module_utils._trust import x509
 HOST = 'host'
 SERVICE = 'service'
 NAME_MAX = 200
+# how a CA came to be tried for an endpoint (the second probe's ``matched_by``)
+BY_NAME_AND_KEY = 'issuer name and key identifier'
+BY_NAME = 'issuer name only'
+BY_CHAIN = 'as the root of the chain the server sent'
 
 
 class ConfiguredCa(object):
@@ -95,9 +101,11 @@ def peer_certificate(endpoint):
 
 
 def candidates(target, cas):
-    """[(endpoint, [(ca, confirmed)])] of ``target``'s untrusted endpoints whose certificate names a
-    CA of ``cas`` that applies to it as its issuer; ``confirmed`` is True when a key identifier
-    confirms the name, None when the name alone matches."""
+    """[(endpoint, [(ca, matched_by)])] of ``target``'s untrusted endpoints and the CAs of ``cas``
+    that apply to it and may fix each: those its certificate names as its issuer (``matched_by``:
+    BY_NAME_AND_KEY when a key identifier confirms the name, BY_NAME when the name alone matches);
+    where it names none of them and is not self-issued, every one, as a possible root of the chain
+    the server sends (BY_CHAIN: an intermediate CA issued the certificate)."""
     found = []
     for endpoint in target.endpoints:
         if not untrusted(endpoint):
@@ -105,10 +113,13 @@ def candidates(target, cas):
         peer = peer_certificate(endpoint)
         if peer is None:
             continue
-        matched = [(ca, x509.issued_by(peer, ca.certificate)) for ca in cas if applies(ca, target)]
-        matched = [(ca, confirmed) for ca, confirmed in matched if confirmed is not False]
-        if matched:
-            found.append((endpoint, matched))
+        applying = [ca for ca in cas if applies(ca, target)]
+        matched = [(ca, x509.issued_by(peer, ca.certificate)) for ca in applying]
+        named = [(ca, BY_NAME_AND_KEY if confirmed else BY_NAME) for ca, confirmed in matched if confirmed is not False]
+        if named:
+            found.append((endpoint, named))
+        elif applying and not peer.self_issued:
+            found.append((endpoint, [(ca, BY_CHAIN) for ca in applying]))
     return found
 
 
@@ -133,10 +144,9 @@ def probe_environment(target, ca, bundle, system_path):
     return environment, None
 
 
-def _record(ca, confirmed, found=None, why=None):
+def _record(ca, matched_by, found=None, why=None):
     found = found or dict(result=None, error=why, requests=None)
-    return dict(ca=ca.name, subject=quoting.escaped(ca.certificate.subject), scope=ca.scope,
-                matched_by='issuer name and key identifier' if confirmed else 'issuer name only',
+    return dict(ca=ca.name, subject=quoting.escaped(ca.certificate.subject), scope=ca.scope, matched_by=matched_by,
                 result=found.get('result'), error=found.get('error'), requests=found.get('requests'))
 
 
@@ -150,9 +160,11 @@ def fixes(endpoint, record):
 
 def try_cas(targets, cas, files, timeout, budget, run=tlsprobe.run_groups):
     """Probe again every untrusted endpoint of ``targets`` with each configured CA of ``cas`` that
-    names its issuer, within ``budget`` seconds; sets on each such endpoint ``trust`` (the second
-    probe of the CA that fixes it, else of the first candidate) and ``fixed_by`` (that CA's name, or
-    None). Returns how many second probes were made."""
+    may fix it (``candidates``), within ``budget`` seconds; sets on each such endpoint ``trust``
+    (the second probe of the CA that fixes it, else of the first CA that names its issuer) and
+    ``fixed_by`` (that CA's name, or None). An endpoint whose CAs were tried only as a root of its
+    chain, none fixing it, is left as it was: no CA names its issuer, none is claimed. Returns how
+    many second probes were made."""
     work = []
     for target in targets:
         if target.interpreter is not None and target.answer is not None:
@@ -163,8 +175,9 @@ def try_cas(targets, cas, files, timeout, budget, run=tlsprobe.run_groups):
         system_path, system_data = service_bundle.system_bundle(files)
     except service_bundle.BundleError as exc:
         for _target, endpoint, matched in work:
-            endpoint.update(fixed_by=None, trust=_record(matched[0][0], matched[0][1],
-                                                         why='not probed again: %s' % exc))
+            if matched[0][1] != BY_CHAIN:
+                endpoint.update(fixed_by=None, trust=_record(matched[0][0], matched[0][1],
+                                                             why='not probed again: %s' % exc))
         return 0
     folder = tempfile.mkdtemp(prefix='pep493-forecast-')
     try:
@@ -179,18 +192,18 @@ def _probe_again(work, system_path, system_data, folder, timeout, budget, run):
     tried = []
     for target, endpoint, matched in work:
         records = []
-        for ca, confirmed in matched:
+        for ca, matched_by in matched:
             if id(ca) not in bundles:
                 bundles[id(ca)] = path = os.path.join(folder, 'ca-%d.pem' % len(bundles))
                 with open(path, 'wb') as handle:
                     handle.write(service_bundle.render_bundle(system_path, system_data, ca.certificate))
             environment, why = probe_environment(target, ca, bundles[id(ca)], system_path)
             if environment is None:
-                records.append((ca, confirmed, None, 'not probed again: %s' % why))
+                records.append((ca, matched_by, None, 'not probed again: %s' % why))
                 continue
             key = (target.interpreter, tuple(sorted(environment.items())))
             group = groups.setdefault(key, tlsprobe.Group(target.interpreter, environment, []))
-            records.append((ca, confirmed, (group, len(group.endpoints)), None))
+            records.append((ca, matched_by, (group, len(group.endpoints)), None))
             group.endpoints.append(dict(host=endpoint['host'], port=endpoint['port'],
                                         server_name=endpoint['server_name'],
                                         check_address=endpoint.get('check_address', False)))
@@ -200,10 +213,12 @@ def _probe_again(work, system_path, system_data, folder, timeout, budget, run):
         run(ordered, timeout, budget)
     for endpoint, records in tried:
         made = []
-        for ca, confirmed, place, why in records:
+        for ca, matched_by, place, why in records:
             found = place[0].answer['results'][place[1]] if place is not None else None
-            made.append(_record(ca, confirmed, found, why))
+            made.append(_record(ca, matched_by, found, why))
         fixing = [record for record in made if fixes(endpoint, record)]
+        if not fixing and all(record['matched_by'] == BY_CHAIN for record in made):
+            continue
         endpoint['trust'] = (fixing or made)[0]
         endpoint['fixed_by'] = fixing[0]['ca'] if fixing else None
     return sum(len(group.endpoints) for group in ordered)

@@ -46,10 +46,34 @@ def fixture(tmp_path_factory):
         '-addext', 'subjectKeyIdentifier=none', '-addext', 'authorityKeyIdentifier=none'],
         cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     certs['rekeyed'] = (os.path.join(folder, 'rekeyed.pem'), os.path.join(folder, 'rekeyed.key'))
-    servers = dict((name, tls_servers.Server('tls', certs[name])) for name in ('self_signed', 'private', 'mismatch'))
+    certs['chained'] = chained(folder)
+    servers = dict((name, tls_servers.Server('tls', certs[name]))
+                   for name in ('self_signed', 'private', 'mismatch', 'chained'))
     yield certs, servers
     for server in servers.values():
         server.close()
+
+
+def chained(folder):
+    """(chain, key) of a server whose certificate an intermediate CA issued, the test CA its root:
+    the server sends its certificate and the intermediate, as a CA hierarchy's servers do."""
+    def openssl(*args):
+        subprocess.check_call(('openssl',) + args, cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    with open(os.path.join(folder, 'intermediate.ext'), 'w') as handle:
+        handle.write('basicConstraints=critical,CA:TRUE,pathlen:0\nkeyUsage=critical,keyCertSign,cRLSign\n'
+                     'subjectKeyIdentifier=hash\nauthorityKeyIdentifier=keyid,issuer\n')
+    with open(os.path.join(folder, 'chained.ext'), 'w') as handle:
+        handle.write('subjectAltName=DNS:localhost,IP:127.0.0.1\nbasicConstraints=CA:FALSE\n'
+                     'keyUsage=critical,digitalSignature\nextendedKeyUsage=serverAuth\n'
+                     'subjectKeyIdentifier=hash\nauthorityKeyIdentifier=keyid,issuer\n')
+    for name, issuer, subject in (('intermediate', 'ca', '/CN=Forecast Test Issuing CA'),
+                                  ('chained', 'intermediate', '/CN=chained')):
+        openssl('req', *(tls_servers.EC + ['-keyout', name + '.key', '-out', name + '.csr', '-subj', subject]))
+        openssl('x509', '-req', '-in', name + '.csr', '-CA', issuer + '.pem', '-CAkey', issuer + '.key',
+                '-set_serial', str(len(name)), '-out', name + '.pem', '-days', '30', '-extfile', name + '.ext')
+    with open(os.path.join(folder, 'chained-full.pem'), 'wb') as handle:
+        handle.write(read(os.path.join(folder, 'chained.pem')) + read(os.path.join(folder, 'intermediate.pem')))
+    return os.path.join(folder, 'chained-full.pem'), os.path.join(folder, 'chained.key')
 
 
 @pytest.fixture
@@ -106,6 +130,32 @@ def test_without_a_ca_that_names_the_issuer_nothing_is_probed_again(fixture, hos
     calls = []
     assert ca_fix.try_cas([target], [configured(certs)], host_root, 5.0, 30.0, run=calls.append) == 0
     assert calls == [] and 'trust' not in target.endpoints[0]
+    found, why = forecast.verdict(dict_usage(target), False)
+    assert found == 'would_break' and 'trusting' not in why
+
+
+def test_a_root_ca_whose_intermediate_issued_the_certificate_is_proven_to_fix_it(fixture, host_root):
+    # the certificate names the intermediate, no CA of the policy: the root is tried for the chain
+    # the server sends, and the second probe proves it
+    certs, servers = fixture
+    target = probed(servers, ('chained',))
+    assert ca_fix.try_cas([target], [configured(certs, 'acme-rekeyed', 'rekeyed'), configured(certs)],
+                          host_root, 5.0, 30.0) == 2
+    [endpoint] = target.endpoints
+    assert endpoint['result'] == 'untrusted' and endpoint['fixed_by'] == 'acme-root'
+    trust = endpoint['trust']
+    assert (trust['ca'], trust['result'], trust['matched_by']) == ('acme-root', 'ok', ca_fix.BY_CHAIN)
+    found, why = forecast.verdict(dict_usage(target), False)
+    assert found == 'ok' and why.startswith('fixed by trusting acme-root: '), why
+
+
+def test_a_ca_tried_for_the_chain_that_does_not_fix_it_is_not_reported(fixture, host_root):
+    # neither CA issued the chain: nothing is claimed, as when no CA was tried
+    certs, servers = fixture
+    target = probed(servers, ('chained',))
+    assert ca_fix.try_cas([target], [configured(certs, 'acme-rekeyed', 'rekeyed')], host_root, 5.0, 30.0) == 1
+    [endpoint] = target.endpoints
+    assert 'trust' not in endpoint and 'fixed_by' not in endpoint
     found, why = forecast.verdict(dict_usage(target), False)
     assert found == 'would_break' and 'trusting' not in why
 
@@ -181,6 +231,14 @@ def test_without_a_system_bundle_nothing_is_proven(fixture, tmp_path):
     endpoint = target.endpoints[0]
     assert endpoint['fixed_by'] is None and endpoint['trust']['result'] is None
     assert endpoint['trust']['error'].startswith('not probed again: no system CA bundle found')
+
+
+def test_without_a_system_bundle_a_ca_tried_for_the_chain_is_not_reported(fixture, tmp_path):
+    certs, servers = fixture
+    target = probed(servers, ('chained',))
+    (tmp_path / 'empty').mkdir()
+    assert ca_fix.try_cas([target], [configured(certs)], hostfiles.HostFiles(str(tmp_path / 'empty')), 5.0, 30.0) == 0
+    assert 'trust' not in target.endpoints[0] and 'fixed_by' not in target.endpoints[0]
 
 
 def test_the_second_probe_reads_the_system_bundle_and_the_ca_from_a_private_folder_removed_after(
