@@ -23,6 +23,13 @@ def write(root, path, content, mode=None):
     return full
 
 
+def write_tree(root, files):
+    """Write each {path: content} of ``files`` under ``root``; returns the root as a string."""
+    for path, content in files.items():
+        write(root, path, content)
+    return str(root)
+
+
 def read(path):
     with open(path, 'rb') as handle:
         return handle.read()

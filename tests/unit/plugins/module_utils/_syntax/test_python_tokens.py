@@ -3,8 +3,8 @@
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The Python tokenizer of our own: tokens, their lines and statement starts, string bodies, and
 the names and logical lines it finds in the collection's own host code compared with those the
-running Python's ``tokenize`` finds (python_imports.py's imports and hints are tested through
-https_stacks in tests/unit/plugins/module_utils/_forecast/test_stacks.py)."""
+running Python's ``tokenize`` finds (python_imports.py's imports and hints are tested in
+test_python_imports.py, next to this file)."""
 
 from __future__ import absolute_import, division, print_function
 
