@@ -38,7 +38,7 @@ CONTROLLERS = {
     '2.19': os.path.join(ROOT, '.cache', 'venv-2.19.14'),
     '2.20': os.path.join(ROOT, '.cache', 'venv-2.20.10'),
     '2.21': os.environ.get('PEP493_VENV', os.path.join(ROOT, '.venv')),
-    # not run by default (--controllers 2.17,2.18): they need no runner but on 2.7, 3.6 and 3.7 (2.18)
+    # not run by default (--controllers 2.17,2.18): past their end of life, between the two ends tested
     '2.17': os.path.join(ROOT, '.cache', 'venv-2.17.14'),
     '2.18': os.path.join(ROOT, '.cache', 'venv-2.18.12'),
 }
