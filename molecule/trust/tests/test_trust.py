@@ -1,6 +1,8 @@
 """trust: real Python 2 clients against the fixture server, whose CA nothing trusts - rejected
 with verification on, accepted once the CA is trusted (host-wide on el7-standin, for the two
-client units only on bullseye), rejected again once it is removed."""
+client units only on bullseye), rejected again once it is removed; the policy role's path from
+verification off to the CA trusted; and a root CA, trusted alone, fixing a server whose certificate
+an intermediate issued, in the forecast and for a real client."""
 
 import re
 
@@ -201,3 +203,17 @@ def test_taking_the_ca_out_through_the_role_makes_them_fail_again(host):
         assert withdraw["trusted_cas"]["cas"][0]["in_bundle"] is False
     else:
         assert sorted(item["name"] for item in withdraw["services"]["removed"]) == [CLIENT, REQUESTS]
+
+
+def test_a_root_whose_intermediate_issued_the_certificate_is_proven_to_fix_it_and_does(host):
+    # tasks/chain.yml: the server sends its certificate and the intermediate; only the root is given
+    chain = lib.results(host)["chain"]
+    [endpoint] = [e for e in chain["forecast"]["host_wide"]["endpoints"] if e["endpoint"] == "localhost:4444"]
+    assert "pep493 issuing CA" in endpoint["peer"]["issuer"], endpoint["peer"]
+    assert (endpoint["result"], endpoint["fixed_by"]) == ("untrusted", "pep493-chain-root"), endpoint
+    trust = endpoint["trust"]
+    assert (trust["matched_by"], trust["result"], trust["scope"]) == ("as the root of the chain the server sent", "ok", "host")
+    # a real client, verification on: rejected, then connects with the root alone, rejected again
+    phases = chain["phases"]
+    assert [phases[name]["client"] for name in ("before", "trusted", "removed")] == [REJECTED, OK, REJECTED], phases
+    assert [phases[name]["trust_changed"] for name in ("before", "trusted", "removed")] == [False, True, True]
