@@ -328,8 +328,8 @@ services:
           sample: acme-root-2026
         trust:
           description:
-            - The second probe with a CA of O(cas) that names the endpoint's issuer (the one that fixes it, else the
-              first tried); null when no CA of O(cas) names it.
+            - The second probe with a CA of O(cas) that may fix the endpoint (the one that fixes it, else the first
+              that names its issuer); null when none names its issuer and none tried as the root of its chain fixes it.
           type: dict
           contains:
             ca:
