@@ -252,15 +252,21 @@ services:
       sample: would_break
     why:
       description:
-        - The reason for the verdict, one sentence, with what to declare when it is V(unknown); for an V(ok) that a
-          CA of O(cas) makes so it starts with C(fixed by trusting) and names it, and for a break that a CA naming the
-          issuer does not fix it says what its second probe saw.
+        - The reason for the verdict, one sentence, with what to declare when it is V(unknown); when a CA of O(cas)
+          fixes it (RV(services[].fixed)) it starts with C(fixed by trusting) and names it, and for a break that a CA
+          naming the issuer does not fix it says what its second probe saw.
       type: str
     fixed_by:
       description: The names of the CAs of O(cas) proven (by a second probe) to fix one of its endpoints.
       type: list
       elements: str
       sample: ["acme-root-2026"]
+    fixed:
+      description:
+        - Whether a CA of O(cas) fixes it - its verdict is V(ok), or V(unaffected) (a service on requests whose bundle
+          gets the CA), and without the CAs it would break or fails already. A CA that fixes only what the service
+          does not use (the standard library's handshake of a service on requests that passes anyway) does not.
+      type: bool
     governed:
       description:
         - Whether its Python 2 code uses the standard library's HTTPS, which the knobs govern; null when that cannot
@@ -410,7 +416,7 @@ summary:
       description: How many cannot be told.
       type: int
     fixed:
-      description: How many of the V(ok) ones a CA of O(cas) makes so.
+      description: How many a CA of O(cas) fixes (RV(services[].fixed)).
       type: int
     probed_endpoints:
       description: How many endpoints were probed.

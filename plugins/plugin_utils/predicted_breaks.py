@@ -79,8 +79,9 @@ def forecast_cas(allowed, trusted_cas=None):
 
 
 def fixed(entry):
-    """What a CA of the policy fixes for a forecast entry whose verdict is ``ok`` thanks to it: the
-    service (None: the host-wide scripts), the CAs' names, and the endpoints they fix."""
+    """What a CA of the policy fixes for a forecast entry it fixes (``fixed``: it works thanks to the
+    CA, ``ok`` or ``unaffected``): the service (None: the host-wide scripts), the CAs' names, and the
+    endpoints they fix."""
     return dict(service=entry.get('service'), fixed_by=list(entry.get('fixed_by') or []),
                 endpoints=[e.get('endpoint') for e in entry.get('endpoints') or [] if e.get('fixed_by')])
 
@@ -145,7 +146,7 @@ def plan_forecast(forecast, plan, on_break='fail', days=30, day=None, on_unknown
     own_ca = set(item['name'] for item in plan.get('allowed') or [] if item.get('ca'))
     result = dict(breaks=[], granted=[], removed=[], problems=[], warnings=[],
                   fixed=[fixed(entry) for entry in [forecast.get('host_wide')] + list(forecast.get('services') or [])
-                         if isinstance(entry, Mapping) and entry.get('verdict') == 'ok' and entry.get('fixed_by')])
+                         if isinstance(entry, Mapping) and entry.get('fixed')])
     host_wide = forecast.get('host_wide')
     if host_wide and host_wide.get('verdict') == 'would_break':
         for item in breaking(host_wide):

@@ -134,16 +134,18 @@ def test_with_the_policys_ca_the_forecast_says_it_fixes_them_proven_by_a_second_
         # today's result stays what the host gives; the second probe, with the CA, passes
         assert (endpoint["result"], endpoint["fixed_by"]) == ("untrusted", name)
         assert endpoint["trust"]["result"] == "ok" and endpoint["trust"]["scope"] == ("host" if host_wide else "service")
-    # requests: its own bundle fails today, the CA added as the policy adds it passes
+    # requests: its own bundle fails today, the CA added as the policy adds it passes; the knobs
+    # govern nothing it uses, and the CA fixes it
     endpoint = services[REQUESTS]["endpoints"][0]
     assert services[REQUESTS]["fixed_by"] == [name]
     assert endpoint["requests"]["result"] == "untrusted" and endpoint["trust"]["requests"]["result"] == "ok"
-    assert services[REQUESTS]["verdict"] == "unaffected", services[REQUESTS]
+    assert (services[REQUESTS]["verdict"], services[REQUESTS]["fixed"]) == ("unaffected", True), services[REQUESTS]
+    assert services[REQUESTS]["why"].startswith("fixed by trusting %s: " % name), services[REQUESTS]["why"]
     # a service's own CA is not the host's: the host's own scripts stay as they are on bullseye
     assert forecast["host_wide"]["verdict"] == ("ok" if host_wide else "already_failing")
     assert forecast["host_wide"]["fixed_by"] == ([name] if host_wide else [])
     assert forecast["summary"]["would_break"] == 0
-    assert forecast["summary"]["fixed"] == len(governed) + (1 if host_wide else 0)
+    assert forecast["summary"]["fixed"] == len(governed) + 1 + (1 if host_wide else 0)
 
 
 def only_the_worker_cannot_be_forecast(forecast):
@@ -160,7 +162,10 @@ def test_the_dry_run_of_the_role_sees_no_break_and_changes_nothing(host):
     assert (check["forecast"]["breaks"], check["forecast"]["granted"], check["forecast"]["problems"]) == ([], [], [])
     only_the_worker_cannot_be_forecast(check["forecast"])
     fixed = {item["service"]: item["fixed_by"] for item in check["forecast"]["fixed"]}
-    wanted = {CLIENT: [name], AGENT: [name], None: [name]} if host_wide else {CLIENT: [name]}
+    # requests is fixed too (unaffected by the knobs, it fails with its bundle without the CA)
+    wanted = {CLIENT: [name], REQUESTS: [name]}
+    if host_wide:
+        wanted.update({AGENT: [name], None: [name]})
     assert fixed == wanted
     assert check["compliance"]["compliant"] is True, check["compliance"]
 

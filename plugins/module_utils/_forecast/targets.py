@@ -18,7 +18,8 @@ changes nothing), ``ok`` (every endpoint passes verification, its name checked),
 
 An endpoint a CA the policy configures was proven to fix (ca_fix: ``fixed_by``, the second probe
 in ``trust``) counts as that second probe saw it: the verdict is what the service gets once the
-policy's CAs are trusted, and says which CA made it so.
+policy's CAs are trusted, and says which CA made it so. The target is ``fixed`` when that verdict
+is ``ok`` or ``unaffected`` and, without the CAs, it would break or fails already (``is_fixed``).
 """
 
 from __future__ import absolute_import, division, print_function
@@ -211,19 +212,36 @@ def verdict(target, today=None):
     it is left out, and a target with nothing else is ``unknown``, never ``ok``. A declared
     endpoint is HTTPS by the operator's word: one that does not speak TLS fails today and after."""
     found, why = _verdict(target, today)
-    fixing = fixed_by(target.endpoints)
-    if found == OK and fixing:
-        why = 'fixed by trusting %s: %s once it is trusted' % (', '.join(fixing), why)
+    if is_fixed(target, today, found):
+        fixing = ', '.join(fixed_by(target.endpoints))
+        if found == OK:
+            why = 'fixed by trusting %s: %s once it is trusted' % (fixing, why)
+        else:
+            why = 'fixed by trusting %s: %s; without it, it fails verification today' % (fixing, why)
     elif found in (WOULD_BREAK, ALREADY_FAILING, UNKNOWN):
         why += ''.join(unfixed(e) for e in target.endpoints)
     return found, why
 
 
-def _verdict(target, today):
+def is_fixed(target, today, found=None):
+    """Whether a CA of the forecast's fixes the target: it works once the CAs are trusted (``ok``,
+    or ``unaffected``: the knobs govern nothing it uses) and, as the host is today, it would break
+    or fails already. A CA that fixes only what the target does not use (the standard library's
+    handshake of a service on requests, which passes anyway) fixes nothing of it."""
+    if not fixed_by(target.endpoints):
+        return False
+    if found is None:
+        found = _verdict(target, today)[0]
+    return found in (OK, UNAFFECTED) and _verdict(target, today, trusted=False)[0] in (WOULD_BREAK, ALREADY_FAILING)
+
+
+def _verdict(target, today, trusted=True):
+    """The verdict and why, with the second probes of the CAs that fix an endpoint (``trusted``) or
+    without them (as the host is today)."""
     usage = target.usage or {}
     governed = usage.get('governed') if target.name is not None else True   # host-wide scripts: assume it
     stacks = usage.get('stacks') or {}
-    https = [after_trust(e) for e in target.endpoints if not _plain(e)]
+    https = [after_trust(e) if trusted else e for e in target.endpoints if not _plain(e)]
     if governed is False:
         return _ungoverned_verdict(target, usage, stacks, https)
     if not target.endpoints:
@@ -383,6 +401,7 @@ def target_report(target):
     """The result entry of one target."""
     today = verifies_today(target)
     found, why = verdict(target, today)
+    fixed = is_fixed(target, today, found)
     if target.why and not target.endpoints and found == UNKNOWN:
         why = target.why
     answer = target.answer or {}
@@ -399,17 +418,18 @@ def target_report(target):
                                     for key, value in endpoint['peer'].items())
     return dict(service=target.name, interpreter=target.interpreter, python_version=answer.get('version'),
                 verifies_today=today, policy_verifies=target.policy_verifies, exception=target.exception,
-                verdict=found, why=why, fixed_by=fixed_by(target.endpoints), governed=usage.get('governed'), stacks=usage.get('stacks') or {},
+                verdict=found, why=why, fixed_by=fixed_by(target.endpoints), fixed=fixed, governed=usage.get('governed'),
+                stacks=usage.get('stacks') or {},
                 processes=target.pids, endpoints=target.endpoints, notes=target.notes)
 
 
 def summarize(entries):
-    """Counts per verdict (and ``fixed``: the ``ok`` ones a configured CA makes so), one line per
+    """Counts per verdict (and ``fixed``: the ones a configured CA fixes, ``is_fixed``), one line per
     endpoint that breaks a service, one per service that cannot be forecast, then one per service
     a configured CA fixes."""
     counted = [e for e in entries if e['policy_verifies']]
     summary = dict((name, sum(1 for e in counted if e['verdict'] == name)) for name in VERDICTS)
-    summary['fixed'] = sum(1 for e in counted if e['verdict'] == OK and e.get('fixed_by'))
+    summary['fixed'] = sum(1 for e in counted if e.get('fixed'))
     summary['findings'] = []
     for entry in counted:
         if entry['verdict'] not in (WOULD_BREAK, ALREADY_FAILING):
@@ -426,7 +446,7 @@ def summarize(entries):
             summary['findings'].append('%s: cannot be forecast: %s' % (entry['service'] or 'host-wide scripts',
                                                                        entry['why']))
     for entry in counted:
-        if entry['verdict'] == OK and entry.get('fixed_by'):
+        if entry.get('fixed'):
             summary['findings'].append('%s: fixed by trusting %s' % (entry['service'] or 'host-wide scripts',
                                                                      ', '.join(entry['fixed_by'])))
     return summary

@@ -319,7 +319,8 @@ def forecast_entry(name, verdict='ok', fixed_by=None, trust=None, result='untrus
                     peer=dict(issuer='O = Acme, CN = Acme Internal Root'), requests=None, fixed_by=fixed_by,
                     trust=trust)
     return dict(service=name, verdict=verdict, policy_verifies=True, verifies_today=False, exception=None,
-                endpoints=[endpoint], fixed_by=[fixed_by] if fixed_by else [], why='')
+                endpoints=[endpoint], fixed_by=[fixed_by] if fixed_by else [],
+                fixed=bool(fixed_by) and verdict in ('ok', 'unaffected'), why='')
 
 
 def trust_record(ca, result='ok'):
@@ -421,6 +422,8 @@ def test_host_wide_cas_are_given_to_the_forecast_and_a_service_they_fix_gets_no_
     assert failure is None, failure and failure.msg
     assert dict(calls)['verification_forecast']['cas'] == [dict(name='acme', content=ca_pki.text('acme'), services=[])]
     assert policy_run.forecast_result['granted'] == [] and policy_run.forecast_result['breaks'] == []
+    assert policy_run.forecast_result['fixed'] == [dict(service='legacy.service', fixed_by=['acme'],
+                                                        endpoints=[fixed['endpoints'][0]['endpoint']])]
 
 
 def test_host_wide_cas_left_out_by_tags_are_not_given_to_the_forecast():

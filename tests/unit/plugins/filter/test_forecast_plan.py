@@ -186,6 +186,21 @@ def test_an_automatic_exception_goes_once_a_configured_ca_fixes_the_service():
     assert found['granted'] == [] and found['removed'] == [dict(name='legacy.service', state='absent')]
 
 
+def test_fixed_lists_what_the_forecast_says_a_ca_fixes_ok_or_unaffected_and_nothing_else():
+    def proven(name, verdict, fixed):
+        found = entry(name, verdict, ['untrusted'])
+        found['endpoints'][0].update(fixed_by='acme')
+        found.update(fixed_by=['acme'], fixed=fixed)
+        return found
+    result = forecast_of(proven('agent.service', 'ok', True), proven('client.service', 'unaffected', True),
+                         # requests passed anyway: the CA fixed only the standard library's handshake
+                         proven('other.service', 'unaffected', False),
+                         host_wide=proven(None, 'ok', True))
+    assert run(result, 'fail')['fixed'] == [
+        dict(service=service, fixed_by=['acme'], endpoints=['10.0.0.1:443'])
+        for service in (None, 'agent.service', 'client.service')]
+
+
 def test_the_forecast_is_given_the_host_wide_cas_to_trust_and_each_exception_s_own():
     own = planning.plan_policy('enable', [dict(name='vendor', ca=ca_pki.text('acme'), reason='vendor CA',
                                                expires='2026-12-31')], DAY)

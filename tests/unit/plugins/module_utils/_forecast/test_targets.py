@@ -310,12 +310,46 @@ def test_an_endpoint_a_configured_ca_fixes_counts_as_its_second_probe_saw_it():
     assert forecast.after_trust(first)['result'] == 'ok' and first['result'] == 'untrusted'
 
 
+def proven(endpoint, ca='acme', result='ok', requests=None):
+    """``endpoint`` as ca_fix leaves it when the second probe with ``ca`` gave ``result`` (and ``requests``)."""
+    endpoint.update(fixed_by=ca, trust=dict(ca=ca, matched_by='issuer name and key identifier', result=result,
+                                            error=None, requests=dict(result=requests) if requests else None))
+
+
+def test_a_service_on_requests_that_a_ca_makes_work_is_fixed_though_unaffected_by_the_knobs():
+    requests_used = dict(requests=dict(used=True, verifies_without_knobs=True))
+    target = target_with(['untrusted'], False, requests_used, requests=['untrusted'])
+    assert forecast.verdict(target, False)[0] == 'already_failing' and not forecast.is_fixed(target, False)
+    proven(target.endpoints[0], requests='ok')
+    found, why = forecast.verdict(target, False)
+    assert found == 'unaffected' and forecast.is_fixed(target, False)
+    assert why.startswith('fixed by trusting acme: it uses requests') and why.endswith(
+        'without it, it fails verification today'), why
+    entry = forecast.target_report(target)
+    assert (entry['verdict'], entry['fixed'], entry['fixed_by']) == ('unaffected', True, ['acme'])
+    assert forecast.summarize([dict(entry, policy_verifies=True)])['fixed'] == 1
+
+
+def test_a_ca_that_fixes_only_what_the_service_does_not_use_fixes_nothing_of_it():
+    # requests passes today with its own bundle; the CA fixes the standard library's handshake alone
+    requests_used = dict(requests=dict(used=True, verifies_without_knobs=True))
+    target = target_with(['untrusted'], False, requests_used, requests=['ok'])
+    proven(target.endpoints[0], requests='ok')
+    found, why = forecast.verdict(target, False)
+    assert found == 'unaffected' and not forecast.is_fixed(target, False) and 'trusting' not in why
+    entry = forecast.target_report(target)
+    assert (entry['fixed'], entry['fixed_by']) == (False, ['acme'])
+    assert forecast.summarize([dict(entry, policy_verifies=True)])['fixed'] == 0
+
+
 def test_the_summary_counts_and_names_what_configured_cas_fix_and_what_they_leave():
-    fixed = dict(service='agent.service', verdict='ok', policy_verifies=True, fixed_by=['acme'], endpoints=[], why='')
-    broken = dict(service='legacy.service', verdict='would_break', policy_verifies=True, fixed_by=[], why='', endpoints=[
-        dict(endpoint='10.0.0.1:443', result='untrusted', peer=dict(issuer='CN=Corp CA'), fixed_by=None,
-             trust=dict(ca='acme', matched_by='issuer name only', result='hostname_mismatch', error='wrong name',
-                        requests=None))])
+    fixed = dict(service='agent.service', verdict='ok', policy_verifies=True, fixed_by=['acme'], fixed=True,
+                 endpoints=[], why='')
+    endpoint = dict(endpoint='10.0.0.1:443', result='untrusted', peer=dict(issuer='CN=Corp CA'), fixed_by=None,
+                    trust=dict(ca='acme', matched_by='issuer name only', result='hostname_mismatch', error='wrong name',
+                               requests=None))
+    broken = dict(service='legacy.service', verdict='would_break', policy_verifies=True, fixed_by=[], fixed=False, why='',
+                  endpoints=[endpoint])
     summary = forecast.summarize([fixed, broken])
     assert summary['fixed'] == 1 and summary['ok'] == 1 and summary['would_break'] == 1
     assert summary['findings'] == [
