@@ -136,11 +136,9 @@ WHEEL_FILES = ['requests-2.27.1-py2.py3-none-any.whl', 'urllib3-1.26.18-py2.py3-
 
 
 @pytest.mark.skipif(not all(os.path.exists(os.path.join(WHEELS, name)) for name in WHEEL_FILES),
-                    reason='the wheels are not in .cache/wheels (see the pip download line in this file)')
+                    reason='the wheels are not in .cache/wheels (tools/test-wheels fetches them; tools/units does)')
 @pytest.mark.parametrize('python', INTERPRETERS)
 def test_the_probe_on_real_wheels(tmp_path, python):
-    # pip download --python-version 2.7 --only-binary=:all: --implementation py --abi none --platform any
-    #   --no-deps -d .cache/wheels requests==2.27.1 urllib3==1.26.18 certifi==2021.10.8 idna==2.10 chardet==4.0.0
     site = os.path.join(str(tmp_path), 'site')
     for name in WHEEL_FILES:
         archive = zipfile.ZipFile(os.path.join(WHEELS, name))
