@@ -211,8 +211,14 @@ def verdict(target, today=None):
     verification does not touch (or HTTPS to a port that does not speak it, failing either way):
     it is left out, and a target with nothing else is ``unknown``, never ``ok``. A declared
     endpoint is HTTPS by the operator's word: one that does not speak TLS fails today and after."""
+    return _judged(target, today)[:2]
+
+
+def _judged(target, today):
+    """(verdict, why, fixed) of a target: ``verdict`` and ``is_fixed``, each worked out once."""
     found, why = _verdict(target, today)
-    if is_fixed(target, today, found):
+    fixed = is_fixed(target, today, found)
+    if fixed:
         fixing = ', '.join(fixed_by(target.endpoints))
         if found == OK:
             why = 'fixed by trusting %s: %s once it is trusted' % (fixing, why)
@@ -220,7 +226,7 @@ def verdict(target, today=None):
             why = 'fixed by trusting %s: %s; without it, it fails verification today' % (fixing, why)
     elif found in (WOULD_BREAK, ALREADY_FAILING, UNKNOWN):
         why += ''.join(unfixed(e) for e in target.endpoints)
-    return found, why
+    return found, why, fixed
 
 
 def is_fixed(target, today, found=None):
@@ -400,8 +406,7 @@ def add_usage(targets, files, deadline, walk=usage_of.service_usage):
 def target_report(target):
     """The result entry of one target."""
     today = verifies_today(target)
-    found, why = verdict(target, today)
-    fixed = is_fixed(target, today, found)
+    found, why, fixed = _judged(target, today)
     if target.why and not target.endpoints and found == UNKNOWN:
         why = target.why
     answer = target.answer or {}
